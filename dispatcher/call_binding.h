@@ -1,0 +1,47 @@
+// Binding one op call to its schema: counting and checking tensors, filling
+// attribute defaults, checking attribute kinds, finding the device and the
+// dtype key. Everything lives on the stack for the common case (few inputs),
+// so the call path allocates nothing here.
+#ifndef SWITCHYARD_DISPATCHER_CALL_BINDING_H_
+#define SWITCHYARD_DISPATCHER_CALL_BINDING_H_
+
+#include <cstdint>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "dispatcher/attr.h"
+#include "dispatcher/kernel_table.h"
+#include "dispatcher/op_registry.h"
+#include "dispatcher/tensor.h"
+
+namespace sy {
+
+inline constexpr int kInlineTensors = 8;
+
+struct BoundCall {
+  const OpDef* op = nullptr;
+  // The defined input tensors, flattened (omitted optionals removed), and
+  // their metas; offsets[k] is the first index of tensor argument k.
+  absl::InlinedVector<const Tensor*, kInlineTensors> tensors;
+  absl::InlinedVector<sy_tensor_meta_t, kInlineTensors> metas;
+  absl::InlinedVector<int32_t, kInlineTensors> offsets;
+  absl::InlinedVector<sy_attr_t, kInlineTensors> attrs;
+  Device* device = nullptr;
+  sy_dtype_t key_dtypes[kMaxKeyedTensorArgs] = {};
+  absl::InlinedVector<sy_tensor_meta_t, 2> outputs;  // from the shape function
+
+  ShapeContext context() const {
+    return ShapeContext(op->schema(), absl::MakeConstSpan(metas),
+                        absl::MakeConstSpan(offsets), absl::MakeConstSpan(attrs));
+  }
+};
+
+// Binds and runs the shape function. Errors name the op and argument.
+absl::Status BindCall(const OpDef& op, absl::Span<const Tensor> inputs,
+                      absl::Span<const Attr> attrs,
+                      absl::Span<const int32_t> list_sizes, BoundCall& bound);
+
+}  // namespace sy
+
+#endif  // SWITCHYARD_DISPATCHER_CALL_BINDING_H_

@@ -1,0 +1,62 @@
+// One plugin's `load` call as the host sees it: every register_* call is
+// validated and staged here, and only Commit makes it visible — all of it or
+// none (a plugin whose load fails leaves no trace but its load record).
+#ifndef SWITCHYARD_DISPATCHER_REGISTRATION_SESSION_H_
+#define SWITCHYARD_DISPATCHER_REGISTRATION_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "dispatcher/host_api.h"
+#include "dispatcher/kernel_table.h"
+#include "dispatcher/load_record.h"
+#include "dispatcher/ops/schema.h"
+#include "dispatcher/runtime_state.h"
+
+namespace sy {
+
+class RegistrationSession : public RegistrationSink {
+ public:
+  RegistrationSession(RuntimeState& state, PluginInstance& plugin);
+
+  const std::string& plugin_name() const override { return plugin_.name(); }
+  sy_error_t* RegisterSchema(const sy_schema_desc_t* desc) override;
+  sy_error_t* RegisterKernel(const sy_kernel_desc_t* desc) override;
+  sy_error_t* RegisterDevice(const sy_device_api_t* desc) override;
+
+  // Publishes schemas, then devices (enumerating them), then kernels. On
+  // failure withdraws whatever this session had published. Fills the
+  // record's counts.
+  absl::Status Commit(LoadRecord& record);
+
+  // Withdraws everything `plugin` registered in `state`.
+  static void Withdraw(RuntimeState& state, PluginInstance& plugin);
+
+ private:
+  struct StagedSchema {
+    Schema schema;
+    sy_shape_fn shape_fn;
+    void* shape_data;
+  };
+  struct StagedKernel {
+    std::unique_ptr<KernelEntry> entry;
+    std::string op_name;
+  };
+
+  // The schema of `name` among core/published ops or this session's staged
+  // ones; null if unknown.
+  const Schema* FindSchema(const std::string& name) const;
+  sy_error_t* Error(sy_status_code_t code, const std::string& message) const;
+
+  RuntimeState& state_;
+  PluginInstance& plugin_;
+  std::vector<StagedSchema> schemas_;
+  std::vector<sy_device_api_t> devices_;
+  std::vector<StagedKernel> kernels_;
+};
+
+}  // namespace sy
+
+#endif  // SWITCHYARD_DISPATCHER_REGISTRATION_SESSION_H_

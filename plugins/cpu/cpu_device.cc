@@ -1,0 +1,468 @@
+#include "cpu_device.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_set>
+
+#include "switchyard/plugin.hpp"
+
+namespace sy::cpu {
+namespace {
+
+using ::sy::plugin::Guard;
+using ::sy::plugin::MakeError;
+using ::sy::plugin::StrCat;
+using Clock = std::chrono::steady_clock;
+
+// The host hands this address back as `self`; checking it catches a table
+// mixed up with another plugin's.
+int g_device_data;
+
+// Work runs inline, so a stream has no state beyond its identity; it is a
+// real allocation only so that handles can be told apart and checked.
+struct Stream {
+  int32_t device = 0;
+};
+
+struct Event {
+  int32_t device = 0;
+  bool recorded = false;
+  Clock::time_point time;
+};
+
+// Every live handle, so that each call can check the one it is given. A
+// function-local static (not a global constructor) and never heap-allocated,
+// so it is destroyed, not leaked, when the library is closed.
+struct Registry {
+  std::mutex mu;
+  std::unordered_set<void*> allocations;
+  std::unordered_set<Stream*> streams;
+  std::unordered_set<Event*> events;
+};
+
+Registry& State() {
+  static Registry registry;
+  return registry;
+}
+
+struct Properties {
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  uint64_t total_memory_bytes = 0;
+  int32_t compute_units = 1;
+};
+
+// The value of the first "key<spaces>: value" line of /proc/cpuinfo, or "".
+std::string CpuInfoField(std::string_view key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (line.find_first_not_of(" \t", key.size()) != colon) continue;
+    const size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+
+Properties ReadProperties() {
+  Properties p;
+  const std::string model = CpuInfoField("model name");
+  p.name = model.empty() ? "host CPU" : StrCat("host CPU (", model, ")");
+  p.vendor = CpuInfoField("vendor_id");
+  if (p.vendor.empty()) p.vendor = "unknown";
+  utsname uts{};
+  p.driver_version = uname(&uts) == 0 ? uts.release : "unknown";
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) {
+    p.total_memory_bytes =
+        static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  }
+  const unsigned threads = std::thread::hardware_concurrency();
+  p.compute_units = threads == 0 ? 1 : static_cast<int32_t>(threads);
+  return p;
+}
+
+// Read once; the strings must outlive every get_properties call (plugin.h).
+const Properties& GetProperties() {
+  static const Properties properties = ReadProperties();
+  return properties;
+}
+
+// ---- Argument checks. `fn` is the slot's name, for the message. ---------
+
+sy_error_t* Error(sy_status_code_t code, std::string_view fn,
+                  std::string_view what) {
+  return MakeError(code, StrCat("cpu device: ", fn, ": ", what));
+}
+
+sy_error_t* CheckSelf(void* self, std::string_view fn) {
+  if (self == &g_device_data) return nullptr;
+  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+               "`self` is not the cpu device's device_data; pass the "
+               "device_data of the table the cpu plugin registered");
+}
+
+sy_error_t* CheckDevice(int32_t device, std::string_view fn) {
+  if (device == 0) return nullptr;
+  return Error(SY_STATUS_OUT_OF_RANGE, fn,
+               StrCat("device index ", device,
+                      " is out of range; the cpu device type has 1 device "
+                      "(index 0)"));
+}
+
+sy_error_t* CheckOut(const void* out, std::string_view fn,
+                     std::string_view name) {
+  if (out != nullptr) return nullptr;
+  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+               StrCat(name, " is NULL; pass the address of a variable to "
+                            "receive the result"));
+}
+
+// Callers hold State().mu.
+sy_error_t* CheckStream(sy_stream_t handle, std::string_view fn) {
+  auto* stream = reinterpret_cast<Stream*>(handle);
+  if (stream != nullptr && State().streams.count(stream) != 0) return nullptr;
+  if (stream == nullptr) {
+    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+                 "stream is NULL; create one with stream_create");
+  }
+  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+               StrCat("stream ", static_cast<const void*>(stream),
+                      " is not a live cpu stream (destroyed, or not created "
+                      "by the cpu device); use a stream from stream_create"));
+}
+
+sy_error_t* CheckEvent(sy_event_t handle, std::string_view fn,
+                       std::string_view name) {
+  auto* event = reinterpret_cast<Event*>(handle);
+  if (event != nullptr && State().events.count(event) != 0) return nullptr;
+  if (event == nullptr) {
+    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+                 StrCat(name, " is NULL; create one with event_create"));
+  }
+  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
+               StrCat(name, " ", static_cast<const void*>(event),
+                      " is not a live cpu event (destroyed, or not created "
+                      "by the cpu device); use an event from event_create"));
+}
+
+// ---- The slots ------------------------------------------------------------
+
+sy_error_t* DeviceCount(void* self, int32_t* out_count) {
+  return Guard("cpu device: device_count", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "device_count"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_count, "device_count", "out_count"));
+    *out_count = 1;
+    return nullptr;
+  });
+}
+
+sy_error_t* GetPropertiesSlot(void* self, int32_t device,
+                              sy_device_properties_t* out) {
+  return Guard("cpu device: get_properties", [&]() -> sy_error_t* {
+    constexpr std::string_view kFn = "get_properties";
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, kFn));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out, kFn, "out_properties"));
+    // The caller states how much of the struct it has (see the README).
+    if (!SY_STRUCT_HAS(out, sy_device_properties_t, name)) {
+      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
+                   StrCat("out_properties->struct_size is ", out->struct_size,
+                          ", too small for any field; set it to "
+                          "sizeof(sy_device_properties_t)"));
+    }
+    const Properties& p = GetProperties();
+    out->name = p.name.c_str();
+    if (SY_STRUCT_HAS(out, sy_device_properties_t, vendor)) {
+      out->vendor = p.vendor.c_str();
+    }
+    if (SY_STRUCT_HAS(out, sy_device_properties_t, driver_version)) {
+      out->driver_version = p.driver_version.c_str();
+    }
+    if (SY_STRUCT_HAS(out, sy_device_properties_t, total_memory_bytes)) {
+      out->total_memory_bytes = p.total_memory_bytes;
+    }
+    if (SY_STRUCT_HAS(out, sy_device_properties_t, compute_units)) {
+      out->compute_units = p.compute_units;
+    }
+    return nullptr;
+  });
+}
+
+sy_error_t* Allocate(void* self, int32_t device, size_t size, size_t alignment,
+                     void** out_ptr) {
+  return Guard("cpu device: allocate", [&]() -> sy_error_t* {
+    constexpr std::string_view kFn = "allocate";
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_ptr, kFn, "out_ptr"));
+    *out_ptr = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, kFn));
+    if ((alignment & (alignment - 1)) != 0) {
+      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
+                   StrCat("alignment ", alignment,
+                          " is not a power of two; pass 0 for the default (",
+                          kCpuAlignment, " bytes) or a power of two"));
+    }
+    const size_t align = alignment > kCpuAlignment ? alignment : kCpuAlignment;
+    // Size 0 still gets a block of its own, so every pointer is unique and
+    // deallocate needs no special case. aligned_alloc wants a multiple of the
+    // alignment; sizes past PTRDIFF_MAX could never be indexed anyway.
+    const size_t wanted = size == 0 ? 1 : size;
+    if (wanted > static_cast<size_t>(PTRDIFF_MAX) - align) {
+      return Error(SY_STATUS_RESOURCE_EXHAUSTED, kFn,
+                   StrCat(size, " bytes is more than the host can address; "
+                                "allocate less"));
+    }
+    const size_t rounded = (wanted + align - 1) / align * align;
+    void* ptr = std::aligned_alloc(align, rounded);
+    if (ptr == nullptr) {
+      return Error(SY_STATUS_RESOURCE_EXHAUSTED, kFn,
+                   StrCat("could not allocate ", size, " bytes (alignment ",
+                          align, "); free memory or allocate less"));
+    }
+    try {
+      std::lock_guard<std::mutex> lock(State().mu);
+      State().allocations.insert(ptr);
+    } catch (...) {
+      std::free(ptr);
+      throw;
+    }
+    *out_ptr = ptr;
+    return nullptr;
+  });
+}
+
+sy_error_t* Deallocate(void* self, int32_t device, void* ptr) {
+  return Guard("cpu device: deallocate", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "deallocate"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, "deallocate"));
+    if (ptr == nullptr) return nullptr;
+    {
+      std::lock_guard<std::mutex> lock(State().mu);
+      if (State().allocations.erase(ptr) == 0) {
+        return Error(SY_STATUS_INVALID_ARGUMENT, "deallocate",
+                     StrCat("pointer ", ptr,
+                            " was not allocated by the cpu device, or was "
+                            "already freed; pass a pointer from allocate, "
+                            "once"));
+      }
+    }
+    std::free(ptr);
+    return nullptr;
+  });
+}
+
+sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
+  return Guard("cpu device: stream_create", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_stream, "stream_create",
+                                       "out_stream"));
+    *out_stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_create"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, "stream_create"));
+    auto stream = std::make_unique<Stream>();
+    stream->device = device;
+    std::lock_guard<std::mutex> lock(State().mu);
+    State().streams.insert(stream.get());
+    *out_stream = reinterpret_cast<sy_stream_t>(stream.release());
+    return nullptr;
+  });
+}
+
+sy_error_t* StreamDestroy(void* self, sy_stream_t stream) {
+  return Guard("cpu device: stream_destroy", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_destroy"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, "stream_destroy"));
+    auto* impl = reinterpret_cast<Stream*>(stream);
+    State().streams.erase(impl);
+    delete impl;
+    return nullptr;
+  });
+}
+
+// Synchronizing and waiting only check their handles: work ran at enqueue.
+sy_error_t* StreamSynchronize(void* self, sy_stream_t stream) {
+  return Guard("cpu device: stream_synchronize", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_synchronize"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    return CheckStream(stream, "stream_synchronize");
+  });
+}
+
+sy_error_t* StreamWaitEvent(void* self, sy_stream_t stream, sy_event_t event) {
+  return Guard("cpu device: stream_wait_event", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_wait_event"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, "stream_wait_event"));
+    return CheckEvent(event, "stream_wait_event", "event");
+  });
+}
+
+sy_error_t* MemcpyAsync(void* self, sy_stream_t stream, void* dst,
+                        const void* src, size_t size, int32_t kind) {
+  return Guard("cpu device: memcpy_async", [&]() -> sy_error_t* {
+    constexpr std::string_view kFn = "memcpy_async";
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
+    {
+      std::lock_guard<std::mutex> lock(State().mu);
+      SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, kFn));
+    }
+    if (kind < SY_COPY_HOST_TO_DEVICE || kind > SY_COPY_DEVICE_TO_DEVICE) {
+      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
+                   StrCat("kind ", kind,
+                          " is not a sy_copy_kind_t; pass "
+                          "SY_COPY_HOST_TO_DEVICE, SY_COPY_DEVICE_TO_HOST or "
+                          "SY_COPY_DEVICE_TO_DEVICE"));
+    }
+    if (size == 0) return nullptr;
+    if (dst == nullptr || src == nullptr) {
+      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
+                   StrCat(dst == nullptr ? "dst" : "src", " is NULL with size ",
+                          size, "; pass valid buffers or size 0"));
+    }
+    // memmove: a device-to-device copy within one buffer may overlap.
+    std::memmove(dst, src, size);
+    return nullptr;
+  });
+}
+
+sy_error_t* MemsetAsync(void* self, sy_stream_t stream, void* dst,
+                        int32_t byte_value, size_t size) {
+  return Guard("cpu device: memset_async", [&]() -> sy_error_t* {
+    constexpr std::string_view kFn = "memset_async";
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
+    {
+      std::lock_guard<std::mutex> lock(State().mu);
+      SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, kFn));
+    }
+    if (size == 0) return nullptr;
+    if (dst == nullptr) {
+      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
+                   StrCat("dst is NULL with size ", size,
+                          "; pass a valid buffer or size 0"));
+    }
+    // Like memset and cudaMemset, only the low byte of the value counts.
+    std::memset(dst, static_cast<unsigned char>(byte_value), size);
+    return nullptr;
+  });
+}
+
+sy_error_t* EventCreate(void* self, int32_t device, sy_event_t* out_event) {
+  return Guard("cpu device: event_create", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_event, "event_create", "out_event"));
+    *out_event = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "event_create"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, "event_create"));
+    auto event = std::make_unique<Event>();
+    event->device = device;
+    std::lock_guard<std::mutex> lock(State().mu);
+    State().events.insert(event.get());
+    *out_event = reinterpret_cast<sy_event_t>(event.release());
+    return nullptr;
+  });
+}
+
+sy_error_t* EventDestroy(void* self, sy_event_t event) {
+  return Guard("cpu device: event_destroy", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "event_destroy"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(event, "event_destroy", "event"));
+    auto* impl = reinterpret_cast<Event*>(event);
+    State().events.erase(impl);
+    delete impl;
+    return nullptr;
+  });
+}
+
+sy_error_t* EventRecord(void* self, sy_event_t event, sy_stream_t stream) {
+  return Guard("cpu device: event_record", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "event_record"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(event, "event_record", "event"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, "event_record"));
+    auto* impl = reinterpret_cast<Event*>(event);
+    impl->recorded = true;
+    impl->time = Clock::now();
+    return nullptr;
+  });
+}
+
+sy_error_t* EventSynchronize(void* self, sy_event_t event) {
+  return Guard("cpu device: event_synchronize", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "event_synchronize"));
+    std::lock_guard<std::mutex> lock(State().mu);
+    return CheckEvent(event, "event_synchronize", "event");
+  });
+}
+
+sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end,
+                           float* out_ms) {
+  return Guard("cpu device: event_elapsed_ms", [&]() -> sy_error_t* {
+    constexpr std::string_view kFn = "event_elapsed_ms";
+    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_ms, kFn, "out_ms"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
+    std::lock_guard<std::mutex> lock(State().mu);
+    SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(start, kFn, "start"));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(end, kFn, "end"));
+    const auto* first = reinterpret_cast<const Event*>(start);
+    const auto* last = reinterpret_cast<const Event*>(end);
+    if (!first->recorded || !last->recorded) {
+      return Error(SY_STATUS_FAILED_PRECONDITION, kFn,
+                   StrCat(first->recorded ? "end" : "start",
+                          " was never recorded; call event_record on both "
+                          "events first"));
+    }
+    *out_ms =
+        std::chrono::duration<float, std::milli>(last->time - first->time)
+            .count();
+    return nullptr;
+  });
+}
+
+}  // namespace
+
+void InitCpuDeviceProperties() { GetProperties(); }
+
+const sy_device_api_t& CpuDeviceApi() {
+  static constexpr sy_device_api_t kApi = {
+      .struct_size = sizeof(sy_device_api_t),
+      .extension = nullptr,
+      .device_type = "cpu",
+      .dlpack_device_type = kDlpackCpu,
+      .reserved = 0,
+      .device_data = &g_device_data,
+      .device_count = DeviceCount,
+      .get_properties = GetPropertiesSlot,
+      .allocate = Allocate,
+      .deallocate = Deallocate,
+      .stream_create = StreamCreate,
+      .stream_destroy = StreamDestroy,
+      .stream_synchronize = StreamSynchronize,
+      .stream_wait_event = StreamWaitEvent,
+      .memcpy_async = MemcpyAsync,
+      .memset_async = MemsetAsync,
+      .event_create = EventCreate,
+      .event_destroy = EventDestroy,
+      .event_record = EventRecord,
+      .event_synchronize = EventSynchronize,
+      .event_elapsed_ms = EventElapsedMs,
+  };
+  return kApi;
+}
+
+}  // namespace sy::cpu

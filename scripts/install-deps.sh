@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs Switchyard's build and test dependencies from Debian 12's
+# packages. Idempotent: does nothing when everything is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libabsl-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev
+  libssl-dev libcli11-dev libdlpack-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libtorch-dev            # only for side-by-side benchmarks (tools/bench)
+  python3 python3-numpy python3-pytest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "Installing: ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,86 @@
+# switchyard_add_plugin(NAME
+#                       SOURCES src…
+#                       DEVICE_TYPES type…
+#                       [LIBRARIES lib…]
+#                       [OUTPUT_DIRECTORY dir]
+#                       [PIN_SHA256])
+#
+# Builds plugin NAME as a MODULE library libswitchyard_NAME.so, as every
+# plugin must be built: hidden visibility, a version script that exports only
+# sy_plugin_init, and no undefined symbols (a plugin never links against the
+# host). After each build it writes the manifest NAME.json next to the
+# library; with PIN_SHA256 the manifest carries the library's SHA-256, and the
+# loader refuses a library that does not match.
+#
+# OUTPUT_DIRECTORY defaults to SWITCHYARD_PLUGIN_OUTPUT_DIR when that is set
+# (the in-tree build's lib/switchyard/plugins), else the current binary dir.
+# Cache variables, so every directory that calls the function sees them.
+set(_SWITCHYARD_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR} CACHE INTERNAL "")
+
+# The ABI version a plugin built here declares: read from the header it is
+# compiled against, so the manifest can never disagree with the code.
+if(NOT SWITCHYARD_PLUGIN_HEADER)
+  set(SWITCHYARD_PLUGIN_HEADER
+      ${CMAKE_CURRENT_LIST_DIR}/../include/switchyard/plugin.h)
+endif()
+file(STRINGS ${SWITCHYARD_PLUGIN_HEADER} _sy_abi_lines
+     REGEX "^#define SY_PLUGIN_ABI_(MAJOR|MINOR) [0-9]+")
+foreach(line IN LISTS _sy_abi_lines)
+  if(line MATCHES "MAJOR ([0-9]+)")
+    set(SWITCHYARD_ABI_MAJOR ${CMAKE_MATCH_1} CACHE INTERNAL "")
+  elseif(line MATCHES "MINOR ([0-9]+)")
+    set(SWITCHYARD_ABI_MINOR ${CMAKE_MATCH_1} CACHE INTERNAL "")
+  endif()
+endforeach()
+
+function(switchyard_add_plugin NAME)
+  cmake_parse_arguments(ARG "PIN_SHA256" "OUTPUT_DIRECTORY"
+                        "SOURCES;DEVICE_TYPES;LIBRARIES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "switchyard_add_plugin(${NAME}): SOURCES is required")
+  endif()
+  if(NOT ARG_DEVICE_TYPES)
+    message(FATAL_ERROR "switchyard_add_plugin(${NAME}): DEVICE_TYPES is required")
+  endif()
+  set(out_dir ${ARG_OUTPUT_DIRECTORY})
+  if(NOT out_dir)
+    if(SWITCHYARD_PLUGIN_OUTPUT_DIR)
+      set(out_dir ${SWITCHYARD_PLUGIN_OUTPUT_DIR})
+    else()
+      set(out_dir ${CMAKE_CURRENT_BINARY_DIR})
+    endif()
+  endif()
+
+  add_library(${NAME} MODULE ${ARG_SOURCES})
+  target_link_libraries(${NAME} PRIVATE Switchyard::sdk ${ARG_LIBRARIES})
+  set_target_properties(${NAME} PROPERTIES
+    PREFIX "lib"
+    OUTPUT_NAME "switchyard_${NAME}"
+    LIBRARY_OUTPUT_DIRECTORY ${out_dir}
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+
+  set(map ${CMAKE_CURRENT_BINARY_DIR}/${NAME}.exports.map)
+  file(WRITE ${map} "{\n  global: sy_plugin_init;\n  local: *;\n};\n")
+  target_link_options(${NAME} PRIVATE
+    "LINKER:--version-script=${map}" "LINKER:--no-undefined")
+  set_property(TARGET ${NAME} APPEND PROPERTY LINK_DEPENDS ${map})
+
+  string(REPLACE ";" "," device_types "${ARG_DEVICE_TYPES}")
+  set(pin OFF)
+  if(ARG_PIN_SHA256)
+    set(pin ON)
+  endif()
+  add_custom_command(TARGET ${NAME} POST_BUILD
+    COMMAND ${CMAKE_COMMAND}
+      -DNAME=${NAME}
+      -DLIBRARY=$<TARGET_FILE:${NAME}>
+      -DDEVICE_TYPES=${device_types}
+      -DABI_MAJOR=${SWITCHYARD_ABI_MAJOR}
+      -DABI_MINOR=${SWITCHYARD_ABI_MINOR}
+      -DPIN_SHA256=${pin}
+      -DOUTPUT=${out_dir}/${NAME}.json
+      -P ${_SWITCHYARD_PLUGIN_CMAKE_DIR}/WritePluginManifest.cmake
+    VERBATIM)
+endfunction()

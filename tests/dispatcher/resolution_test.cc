@@ -1,0 +1,125 @@
+// Resolution order: pin → autotuned choice → priority → decomposition →
+// cpu fallback → an error naming op, dtypes, device and who has the op.
+#include "dispatcher/kernel_table.h"
+#include "gtest/gtest.h"
+#include "test_util.h"
+
+namespace sy {
+namespace {
+
+using ::sy::testing::MakeF32;
+using ::sy::testing::MakeRuntime;
+using ::sy::testing::ReadF32;
+using ::sy::testing::TestPlugin;
+
+class ResolutionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    runtime_ = MakeRuntime({TestPlugin("test_good")});
+    ASSERT_NE(runtime_, nullptr);
+    cpu_ = runtime_->GetDevice("cpu").value();
+    fake_ = runtime_->GetDevice("fakedev").value();
+  }
+  std::vector<float> Run(const char* op, std::vector<Tensor> inputs) {
+    auto out = runtime_->Call(runtime_->FindOp(op).value(), inputs);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? ReadF32(*runtime_, (*out)[0]) : std::vector<float>{};
+  }
+  std::unique_ptr<Runtime> runtime_;
+  Device* cpu_ = nullptr;
+  Device* fake_ = nullptr;
+};
+
+TEST_F(ResolutionTest, HighestPriorityWins) {
+  // test_good's relu on cpu has priority 10 and writes 7.
+  Tensor x = MakeF32(*runtime_, *cpu_, {3}, {-1, 0, 1});
+  EXPECT_EQ(Run("relu", {x}), (std::vector<float>{7, 7, 7}));
+  // add: cpu's kernel (priority 0) beats test_good's marker (priority -1).
+  EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{-2, 0, 2}));
+}
+
+TEST_F(ResolutionTest, PinBeatsPriorityAndUnpinRestores) {
+  Tensor x = MakeF32(*runtime_, *cpu_, {2}, {1, 2});
+  ASSERT_TRUE(runtime_->PinKernel("add", "cpu", "test_good::add_marker").ok());
+  EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{42, 42}));
+  ASSERT_TRUE(runtime_->UnpinKernel("add", "cpu").ok());
+  EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{2, 4}));
+  absl::Status bad = runtime_->PinKernel("add", "cpu", "nope");
+  EXPECT_EQ(bad.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(bad.message(),
+            "cannot pin kernel 'nope' for add.Tensor on cpu: no such kernel. "
+            "Kernels registered there: cpu::add_f32, test_good::add_marker");
+}
+
+TEST_F(ResolutionTest, PinBeatsTunedChoiceWhichBeatsPriority) {
+  OpDef* add = runtime_->FindOp("add").value().def();
+  const DispatchKey key = MakeDispatchKey(cpu_->type().id(),
+                                          {SY_DTYPE_F32, SY_DTYPE_F32});
+  Tensor x = MakeF32(*runtime_, *cpu_, {1}, {5});
+  ASSERT_TRUE(runtime_->state().kernels.SetTunedChoice(add, key, "add_marker", -1).ok());
+  EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{42}));
+  ASSERT_TRUE(runtime_->PinKernel("add", "cpu", "cpu::add_f32").ok());
+  EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{10}));
+}
+
+TEST_F(ResolutionTest, DecompositionWhenNoKernel) {
+  // square has no kernel anywhere; it decomposes into mul, which cpu has.
+  Tensor x = MakeF32(*runtime_, *cpu_, {3}, {1, -2, 3});
+  EXPECT_EQ(Run("square", {x}), (std::vector<float>{1, 4, 9}));
+  // linear → matmul + transpose + add.
+  Tensor in = MakeF32(*runtime_, *cpu_, {1, 2}, {1, 2});
+  Tensor w = MakeF32(*runtime_, *cpu_, {3, 2}, {1, 0, 0, 1, 1, 1});
+  Tensor b = MakeF32(*runtime_, *cpu_, {3}, {10, 20, 30});
+  EXPECT_EQ(Run("linear", {in, w, b}), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(Run("linear", {in, w, Tensor()}), (std::vector<float>{1, 2, 3}));
+}
+
+TEST_F(ResolutionTest, NoKernelErrorNamesWhoHasTheOp) {
+  Tensor x = MakeF32(*runtime_, *fake_, {2}, {1, 2});
+  auto out = runtime_->Call(runtime_->FindOp("mul").value(), {x, x});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(out.status().message(),
+            "no kernel for mul.Tensor with input dtypes (f32, f32) on device "
+            "fakedev:0. Kernels exist for: cpu (f32, f32) from plugin 'cpu'. "
+            "Cast the inputs to a supported dtype, load a plugin that provides "
+            "this combination, or set SWITCHYARD_CPU_FALLBACK=1 to run it on "
+            "cpu with copies");
+}
+
+TEST_F(ResolutionTest, KernelOnOtherDeviceType) {
+  // add on fakedev uses test_good's fakedev kernel, not cpu's.
+  Tensor a = MakeF32(*runtime_, *fake_, {2, 1}, {1, 2});
+  Tensor b = MakeF32(*runtime_, *fake_, {3}, {10, 20, 30});
+  auto out = runtime_->Call(runtime_->FindOp("add").value(), {a, b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(&(*out)[0].device(), fake_);
+  EXPECT_EQ(ReadF32(*runtime_, (*out)[0]),
+            (std::vector<float>{11, 21, 31, 12, 22, 32}));
+}
+
+TEST(CpuFallbackTest, RunsOnCpuWithCopiesWhenEnabled) {
+  auto runtime = MakeRuntime({TestPlugin("test_good")}, /*cpu_fallback=*/true);
+  Device* fake = runtime->GetDevice("fakedev").value();
+  Tensor x = MakeF32(*runtime, *fake, {3}, {1, 2, 3});
+  auto out = runtime->Call(runtime->FindOp("mul").value(), {x, x});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(&(*out)[0].device(), fake);  // copied back
+  EXPECT_EQ(ReadF32(*runtime, (*out)[0]), (std::vector<float>{1, 4, 9}));
+}
+
+TEST(CpuFallbackTest, FallbackWithoutCpuKernelStillErrors) {
+  auto runtime = MakeRuntime({TestPlugin("test_good")}, /*cpu_fallback=*/true);
+  Device* fake = runtime->GetDevice("fakedev").value();
+  Tensor x = MakeF32(*runtime, *fake, {3}, {1, 2, 3});
+  auto out = runtime->Call(runtime->FindOp("exp").value(), {x});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(),
+            "no kernel for exp with input dtypes (f32) on device fakedev:0. "
+            "Kernels exist for: none. Cast the inputs to a supported dtype, "
+            "load a plugin that provides this combination, or set "
+            "SWITCHYARD_CPU_FALLBACK=1 to run it on cpu with copies");
+}
+
+}  // namespace
+}  // namespace sy
