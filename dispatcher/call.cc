@@ -30,6 +30,11 @@ void BroadcastStrides(const Tensor& input, const sy_tensor_meta_t& out,
   }
 }
 
+bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
+  return t.ndim() == meta.ndim &&
+         std::equal(t.shape().begin(), t.shape().end(), meta.shape);
+}
+
 bool SharesStorage(const Tensor& a, const Tensor& b) {
   return &a.storage() == &b.storage();
 }
@@ -65,14 +70,15 @@ absl::Status RunKernel(const BoundCall& bound, const DispatchSlot& slot,
                        absl::Span<const Tensor> outputs) {
   const OpDef& op = *bound.op;
   const size_t n = bound.tensors.size();
-  absl::InlinedVector<sy_tensor_view_t, kInlineTensors> views(n);
+  SmallVector<sy_tensor_view_t, kInlineTensors> views;
+  views.resize(n);
   // Broadcast strides for elementwise ops live here, one row per input.
-  absl::InlinedVector<int64_t, kInlineTensors * SY_MAX_RANK> strides;
+  SmallVector<int64_t, kInlineTensors * SY_MAX_RANK> strides;
   const bool elementwise = op.kind() == OpKind::kElementwise;
   if (elementwise) strides.resize(n * SY_MAX_RANK);
   for (size_t i = 0; i < n; ++i) {
     views[i] = bound.tensors[i]->view();
-    if (elementwise) {
+    if (elementwise && !SameShape(*bound.tensors[i], bound.outputs[0])) {
       const sy_tensor_meta_t& out = bound.outputs[0];
       int64_t* row = strides.data() + i * SY_MAX_RANK;
       BroadcastStrides(*bound.tensors[i], out, row);
@@ -81,7 +87,8 @@ absl::Status RunKernel(const BoundCall& bound, const DispatchSlot& slot,
       views[i].strides = row;
     }
   }
-  absl::InlinedVector<sy_tensor_view_t, 2> out_views(outputs.size());
+  SmallVector<sy_tensor_view_t, 2> out_views;
+  out_views.resize(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) out_views[i] = outputs[i].view();
 
   sy_kernel_call_t call;
@@ -201,11 +208,7 @@ static absl::Status Execute(Runtime& runtime, OpHandle handle,
   }
 
   const OpDispatch* table = op->dispatch();
-  const DispatchKey key = MakeDispatchKey(
-      bound.device->type().id(),
-      absl::MakeConstSpan(bound.key_dtypes,
-                          std::min(op->num_tensor_args(), kMaxKeyedTensorArgs)));
-  const DispatchSlot* slot = table != nullptr ? table->Find(key) : nullptr;
+  const DispatchSlot* slot = table != nullptr ? table->Find(bound.key()) : nullptr;
 
   if (slot != nullptr) {
     if (produced != nullptr) {
@@ -227,7 +230,7 @@ static absl::Status Execute(Runtime& runtime, OpHandle handle,
   // No kernel: decomposition, then cpu fallback, then a clear error.
   std::vector<Tensor> results;
   if (DecompositionFn decompose = op->decomposition()) {
-    absl::InlinedVector<Tensor, kInlineTensors> flat;
+    std::vector<Tensor> flat;
     for (const Tensor* t : bound.tensors) flat.push_back(*t);
     absl::StatusOr<std::vector<Tensor>> out = decompose(
         runtime, DecompositionArgs{flat, bound.offsets, bound.attrs});
@@ -265,10 +268,7 @@ absl::StatusOr<std::string> Runtime::Explain(OpHandle op,
   absl::Status status = BindCall(*op.def(), inputs, attrs, list_sizes, bound);
   if (!status.ok()) return status;
   if (op.def()->kind() == OpKind::kView) return std::string("view");
-  const DispatchKey key = MakeDispatchKey(
-      bound.device->type().id(),
-      absl::MakeConstSpan(bound.key_dtypes,
-                          std::min(op.def()->num_tensor_args(), kMaxKeyedTensorArgs)));
+  const DispatchKey key = bound.key();
   const OpDispatch* table = op.def()->dispatch();
   if (const DispatchSlot* slot = table ? table->Find(key) : nullptr) {
     const char* why = "priority";

@@ -126,9 +126,12 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor> inputs,
       bound.metas.push_back(t.meta());
     }
     if (k < kMaxKeyedTensorArgs) {
-      bound.key_dtypes[k] = bound.offsets[k] < static_cast<int32_t>(bound.tensors.size())
-                                ? bound.tensors[bound.offsets[k]]->dtype()
-                                : SY_DTYPE_NONE;
+      const sy_dtype_t dtype =
+          bound.offsets[k] < static_cast<int32_t>(bound.tensors.size())
+              ? bound.tensors[bound.offsets[k]]->dtype()
+              : SY_DTYPE_NONE;
+      bound.key_dtypes[k] = dtype;
+      bound.key_indices[k] = DTypeIndex(dtype);
     }
   }
   bound.offsets.push_back(static_cast<int32_t>(bound.tensors.size()));

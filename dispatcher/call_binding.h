@@ -7,12 +7,13 @@
 
 #include <cstdint>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "dispatcher/attr.h"
+#include "dispatcher/device.h"
 #include "dispatcher/kernel_table.h"
 #include "dispatcher/op_registry.h"
+#include "dispatcher/small_vector.h"
 #include "dispatcher/tensor.h"
 
 namespace sy {
@@ -23,17 +24,24 @@ struct BoundCall {
   const OpDef* op = nullptr;
   // The defined input tensors, flattened (omitted optionals removed), and
   // their metas; offsets[k] is the first index of tensor argument k.
-  absl::InlinedVector<const Tensor*, kInlineTensors> tensors;
-  absl::InlinedVector<sy_tensor_meta_t, kInlineTensors> metas;
-  absl::InlinedVector<int32_t, kInlineTensors> offsets;
-  absl::InlinedVector<sy_attr_t, kInlineTensors> attrs;
+  SmallVector<const Tensor*, kInlineTensors> tensors;
+  SmallVector<sy_tensor_meta_t, kInlineTensors> metas;
+  SmallVector<int32_t, kInlineTensors> offsets;
+  SmallVector<sy_attr_t, kInlineTensors> attrs;
   Device* device = nullptr;
-  sy_dtype_t key_dtypes[kMaxKeyedTensorArgs] = {};
-  absl::InlinedVector<sy_tensor_meta_t, 2> outputs;  // from the shape function
+  sy_dtype_t key_dtypes[kMaxKeyedTensorArgs] = {};  // for messages
+  uint8_t key_indices[kMaxKeyedTensorArgs] = {};     // DTypeIndex of each
+
+  SmallVector<sy_tensor_meta_t, 2> outputs;  // from the shape function
+
+  DispatchKey key() const {
+    return PackDispatchKey(device->type().id(), key_indices);
+  }
 
   ShapeContext context() const {
-    return ShapeContext(op->schema(), absl::MakeConstSpan(metas),
-                        absl::MakeConstSpan(offsets), absl::MakeConstSpan(attrs));
+    ShapeContext ctx(op->schema(), metas, offsets, attrs);
+    ctx.set_inputs_trusted(true);
+    return ctx;
   }
 };
 

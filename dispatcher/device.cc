@@ -41,6 +41,7 @@ Device::Device(DeviceType& type, int32_t index, DeviceProperties properties,
       label_(absl::StrCat(type.name(), ":", index)),
       properties_(std::move(properties)),
       stream_(stream),
+      dl_device_{type.api().dlpack_device_type, index},
       allocator_(
           label_,
           [this](size_t size) -> absl::StatusOr<void*> {
@@ -74,10 +75,6 @@ Device::~Device() {
         absl::StrCat("stream_destroy on ", label_));
   }
   if (!status.ok()) Log(LogLevel::kWarning, status.message());
-}
-
-sy_device_t Device::dl_device() const {
-  return sy_device_t{type_.api().dlpack_device_type, index_};
 }
 
 absl::Status Device::Synchronize() {

@@ -45,7 +45,7 @@ class Device {
   const std::string& label() const { return label_; }  // "cpu:0"
   const DeviceProperties& properties() const { return properties_; }
   sy_stream_t stream() const { return stream_; }
-  sy_device_t dl_device() const;
+  sy_device_t dl_device() const { return dl_device_; }
   CachingAllocator& allocator() { return allocator_; }
 
   // Each wraps the plugin slot of the same name; errors name this device.
@@ -60,6 +60,7 @@ class Device {
   std::string label_;
   DeviceProperties properties_;
   sy_stream_t stream_;
+  sy_device_t dl_device_;
   CachingAllocator allocator_;
 };
 

@@ -39,6 +39,17 @@ using DispatchKey = uint64_t;
 DispatchKey MakeDispatchKey(uint16_t device_type,
                             absl::Span<const sy_dtype_t> dtypes);
 
+// MakeDispatchKey for the call path, where the dtypes are already dense
+// indices (DTypeIndex) — no lookups, no loop over a span.
+inline DispatchKey PackDispatchKey(uint16_t device_type,
+                                   const uint8_t (&indices)[kMaxKeyedTensorArgs]) {
+  DispatchKey key = DispatchKey{device_type} << 48;
+  for (int i = 0; i < kMaxKeyedTensorArgs; ++i) {
+    key |= DispatchKey{indices[i]} << (8 * i);
+  }
+  return key;
+}
+
 struct KernelVariant {
   std::string name;
   std::vector<uint8_t> config;

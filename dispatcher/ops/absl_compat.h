@@ -1,8 +1,9 @@
-// Internal to dispatcher/ops. The packaged Abseil (20220623, Debian) is built
-// with ABSL_OPTION_USE_STD_STRING_VIEW 0, so absl::string_view is a class of
-// its own and absl::StrCat takes no std::string_view. This library's
-// interface speaks std::string_view; text crossing into Abseil goes through
-// AsAbsl(). With an Abseil that aliases std::string_view it is the identity.
+// For dispatcher/ and its tests. The packaged Abseil (20220623, Debian) is
+// built with ABSL_OPTION_USE_STD_STRING_VIEW 0, so absl::string_view is a
+// class of its own and absl::StrCat takes no std::string_view. Switchyard's
+// C++ interfaces speak std::string_view; text crossing into Abseil goes
+// through AsAbsl(). With an Abseil that aliases std::string_view it is the
+// identity.
 #ifndef SWITCHYARD_DISPATCHER_OPS_ABSL_COMPAT_H_
 #define SWITCHYARD_DISPATCHER_OPS_ABSL_COMPAT_H_
 

@@ -22,8 +22,8 @@ std::string ShapeText(const sy_tensor_meta_t& t) {
 absl::Status EmbeddingShape(const ShapeContext& ctx,
                             absl::Span<sy_tensor_meta_t> outputs) {
   constexpr int kWeight = 0, kIndices = 1;
-  if (absl::Status s = RequireRank(ctx, kWeight, 2,
-                                   "[num_embeddings, embedding_dim]");
+  if (absl::Status s =
+          RequireRank(ctx, kWeight, 2, "[num_embeddings, embedding_dim]");
       !s.ok()) {
     return s;
   }
@@ -67,7 +67,8 @@ absl::Status SdpaShape(const ShapeContext& ctx,
   const int64_t lq = q.shape[q.ndim - 2], lk = k.shape[k.ndim - 2];
   if (k.shape[k.ndim - 1] != q.shape[q.ndim - 1]) {
     return ctx.TensorError(
-        kK, absl::StrCat("has shape ", ShapeText(k), ", but its last dim (E) "
+        kK, absl::StrCat("has shape ", ShapeText(k),
+                         ", but its last dim (E) "
                          "must equal the last dim of 'q' (shape ",
                          ShapeText(q), ")"));
   }
@@ -87,8 +88,8 @@ absl::Status SdpaShape(const ShapeContext& ctx,
         a, absl::StrCat("has shape ", ShapeText(ta), ", whose batch dims ",
                         FormatShape(Batch(ta)),
                         " do not broadcast with the batch dims ",
-                        FormatShape(Batch(tb)), " of '", AsAbsl(ctx.tensor_name(b)),
-                        "' (shape ", ShapeText(tb),
+                        FormatShape(Batch(tb)), " of '",
+                        AsAbsl(ctx.tensor_name(b)), "' (shape ", ShapeText(tb),
                         "); each batch dim must be equal or 1"));
   }
   sy_tensor_meta_t& out = outputs[0];
@@ -108,10 +109,11 @@ absl::Status SdpaShape(const ShapeContext& ctx,
     const sy_tensor_meta_t& mask = ctx.tensor(kMask);
     if (mask.dtype != SY_DTYPE_BOOL && mask.dtype != q.dtype) {
       return ctx.TensorError(
-          kMask, absl::StrCat("has dtype ", AsAbsl(DTypeName(mask.dtype)),
-                              ", but it must be bool (True = keep) or the "
-                              "dtype of 'q', ",
-                              AsAbsl(DTypeName(q.dtype)), " (added to the scores)"));
+          kMask,
+          absl::StrCat("has dtype ", AsAbsl(DTypeName(mask.dtype)),
+                       ", but it must be bool (True = keep) or the "
+                       "dtype of 'q', ",
+                       AsAbsl(DTypeName(q.dtype)), " (added to the scores)"));
     }
     // The mask applies to the scores [..., Lq, Lk] and may not grow them.
     sy_tensor_meta_t scores = out;

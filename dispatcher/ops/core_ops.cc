@@ -16,10 +16,9 @@ absl::Span<const CoreOpDef> CoreOps() {
   static const std::vector<CoreOpDef>* const ops = [] {
     auto* all = new std::vector<CoreOpDef>;
     for (absl::Span<const CoreOpDef> family :
-         {core_ops::CreationOps(), core_ops::UnaryOps(),
-          core_ops::BinaryOps(), core_ops::ReductionOps(),
-          core_ops::NormOps(), core_ops::LinalgOps(), core_ops::LayoutOps(),
-          core_ops::AttentionOps()}) {
+         {core_ops::CreationOps(), core_ops::UnaryOps(), core_ops::BinaryOps(),
+          core_ops::ReductionOps(), core_ops::NormOps(), core_ops::LinalgOps(),
+          core_ops::LayoutOps(), core_ops::AttentionOps()}) {
       all->insert(all->end(), family.begin(), family.end());
     }
     return all;

@@ -19,21 +19,38 @@ namespace {
 // The values an integer dtype holds; false for the other dtypes.
 bool IntegralRange(sy_dtype_t dtype, int64_t& lo, int64_t& hi) {
   switch (dtype) {
-    case SY_DTYPE_I8: lo = INT8_MIN; hi = INT8_MAX; return true;
-    case SY_DTYPE_U8: lo = 0; hi = UINT8_MAX; return true;
-    case SY_DTYPE_I32: lo = INT32_MIN; hi = INT32_MAX; return true;
-    case SY_DTYPE_I64: lo = INT64_MIN; hi = INT64_MAX; return true;
-    default: return false;
+    case SY_DTYPE_I8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      return true;
+    case SY_DTYPE_U8:
+      lo = 0;
+      hi = UINT8_MAX;
+      return true;
+    case SY_DTYPE_I32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      return true;
+    case SY_DTYPE_I64:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      return true;
+    default:
+      return false;
   }
 }
 
 // Largest finite value of the narrow floating dtypes.
 double MaxFinite(sy_dtype_t dtype) {
   switch (dtype) {
-    case SY_DTYPE_F16: return 65504.0;
-    case SY_DTYPE_BF16: return 3.38953138925153547590e38;
-    case SY_DTYPE_F32: return std::numeric_limits<float>::max();
-    default: return std::numeric_limits<double>::infinity();
+    case SY_DTYPE_F16:
+      return 65504.0;
+    case SY_DTYPE_BF16:
+      return 3.38953138925153547590e38;
+    case SY_DTYPE_F32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::infinity();
   }
 }
 

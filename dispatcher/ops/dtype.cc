@@ -16,10 +16,10 @@ struct DTypeInfo {
 
 // Same order as kAllDTypes: DTypeIndex is the position here plus one.
 constexpr DTypeInfo kInfo[] = {
-    {SY_DTYPE_F32, "f32", 4}, {SY_DTYPE_F64, "f64", 8},
-    {SY_DTYPE_F16, "f16", 2}, {SY_DTYPE_BF16, "bf16", 2},
-    {SY_DTYPE_I32, "i32", 4}, {SY_DTYPE_I64, "i64", 8},
-    {SY_DTYPE_I8, "i8", 1},   {SY_DTYPE_U8, "u8", 1},
+    {SY_DTYPE_F32, "f32", 4},   {SY_DTYPE_F64, "f64", 8},
+    {SY_DTYPE_F16, "f16", 2},   {SY_DTYPE_BF16, "bf16", 2},
+    {SY_DTYPE_I32, "i32", 4},   {SY_DTYPE_I64, "i64", 8},
+    {SY_DTYPE_I8, "i8", 1},     {SY_DTYPE_U8, "u8", 1},
     {SY_DTYPE_BOOL, "bool", 1},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) ==
@@ -31,12 +31,12 @@ struct Alias {
   sy_dtype_t dtype;
 };
 constexpr Alias kAliases[] = {
-    {"float32", SY_DTYPE_F32}, {"float", SY_DTYPE_F32},
-    {"float64", SY_DTYPE_F64}, {"double", SY_DTYPE_F64},
-    {"float16", SY_DTYPE_F16}, {"half", SY_DTYPE_F16},
+    {"float32", SY_DTYPE_F32},   {"float", SY_DTYPE_F32},
+    {"float64", SY_DTYPE_F64},   {"double", SY_DTYPE_F64},
+    {"float16", SY_DTYPE_F16},   {"half", SY_DTYPE_F16},
     {"bfloat16", SY_DTYPE_BF16}, {"int32", SY_DTYPE_I32},
-    {"int", SY_DTYPE_I32},     {"int64", SY_DTYPE_I64},
-    {"long", SY_DTYPE_I64},    {"int8", SY_DTYPE_I8},
+    {"int", SY_DTYPE_I32},       {"int64", SY_DTYPE_I64},
+    {"long", SY_DTYPE_I64},      {"int8", SY_DTYPE_I8},
     {"uint8", SY_DTYPE_U8},
 };
 

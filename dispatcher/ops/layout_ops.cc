@@ -41,10 +41,10 @@ absl::Status ReshapeShape(const ShapeContext& ctx,
                                                 "; at most one size may be "
                                                 "-1 (inferred)"));
     } else if (shape[i] < 0) {
-      return ctx.AttrError(kShape, absl::StrCat("has ", shape[i], " at index ",
-                                                i,
-                                                "; sizes must be >= 0, or -1 "
-                                                "for one inferred size"));
+      return ctx.AttrError(kShape,
+                           absl::StrCat("has ", shape[i], " at index ", i,
+                                        "; sizes must be >= 0, or -1 "
+                                        "for one inferred size"));
     } else if (__builtin_mul_overflow(known, shape[i], &known)) {
       return ctx.AttrError(kShape, absl::StrCat("is ", FormatShape(shape),
                                                 ", more elements than int64 "
@@ -83,14 +83,14 @@ absl::Status PermuteShape(const ShapeContext& ctx,
   if (dims.size() != static_cast<size_t>(x.ndim)) {
     return ctx.AttrError(
         kDims, absl::StrCat("is ", FormatShape(dims), " with ", dims.size(),
-                            dims.size() == 1 ? " entry" : " entries",
-                            ", but ", Described(ctx, kX), " has ", x.ndim,
+                            dims.size() == 1 ? " entry" : " entries", ", but ",
+                            Described(ctx, kX), " has ", x.ndim,
                             x.ndim == 1 ? " dim" : " dims",
                             "; list each dim of 'x' exactly once"));
   }
   int order[SY_MAX_RANK];
-  absl::StatusOr<uint32_t> mask = NormalizeDimListAttr(
-      ctx, kDims, kX, /*wrap_scalar=*/false, order);
+  absl::StatusOr<uint32_t> mask =
+      NormalizeDimListAttr(ctx, kDims, kX, /*wrap_scalar=*/false, order);
   if (!mask.ok()) return mask.status();
   outputs[0] = x;
   for (int i = 0; i < x.ndim; ++i) outputs[0].shape[i] = x.shape[order[i]];
@@ -160,10 +160,10 @@ absl::Status ExpandShape(const ShapeContext& ctx,
     const int64_t want = shape[i];
     if (i < lead) {
       if (want < 0) {
-        return ctx.AttrError(
-            kShape, absl::StrCat("has ", want, " at index ", i,
-                                 ", a new leading dim, which needs an "
-                                 "explicit size >= 0"));
+        return ctx.AttrError(kShape,
+                             absl::StrCat("has ", want, " at index ", i,
+                                          ", a new leading dim, which needs an "
+                                          "explicit size >= 0"));
       }
       continue;
     }
@@ -216,11 +216,11 @@ absl::Status ConcatShape(const ShapeContext& ctx,
     const std::string text = FormatShape(ShapeOf(t));
     if (t.dtype != first.dtype) {
       return ctx.TensorError(
-          kTensors, absl::StrCat("element ", i, " has dtype ",
-                                 AsAbsl(DTypeName(t.dtype)), " but element 0 has ",
-                                 AsAbsl(DTypeName(first.dtype)),
-                                 "; concat needs equal dtypes, so cast "
-                                 "first"));
+          kTensors,
+          absl::StrCat("element ", i, " has dtype ", AsAbsl(DTypeName(t.dtype)),
+                       " but element 0 has ", AsAbsl(DTypeName(first.dtype)),
+                       "; concat needs equal dtypes, so cast "
+                       "first"));
     }
     bool same = t.ndim == first.ndim;
     for (int d = 0; same && d < t.ndim; ++d) {
@@ -228,10 +228,10 @@ absl::Status ConcatShape(const ShapeContext& ctx,
     }
     if (!same) {
       return ctx.TensorError(
-          kTensors, absl::StrCat("element ", i, " has shape ", text,
-                                 " but element 0 has ", first_text,
-                                 "; all dims except dim ", *dim,
-                                 " must be equal"));
+          kTensors,
+          absl::StrCat("element ", i, " has shape ", text,
+                       " but element 0 has ", first_text,
+                       "; all dims except dim ", *dim, " must be equal"));
     }
     if (__builtin_add_overflow(total, t.shape[*dim], &total)) {
       return ctx.TensorError(kTensors,

@@ -46,14 +46,13 @@ absl::Status MatmulShape(const ShapeContext& ctx,
       ShapeOf(b).first(b.ndim > 2 ? b.ndim - 2 : 0);
   if (const int at = FindBroadcastConflict(batch_a, batch_b); at != 0) {
     return ctx.TensorError(
-        kB, absl::StrCat("has shape ", ShapeText(b), ", whose batch dims ",
-                         FormatShape(batch_b),
-                         " do not broadcast with the batch dims ",
-                         FormatShape(batch_a), " of 'a' (shape ", ShapeText(a),
-                         "): at batch dim ", -at, " the sizes are ",
-                         batch_b[batch_b.size() - at], " and ",
-                         batch_a[batch_a.size() - at],
-                         "; they must be equal or 1"));
+        kB, absl::StrCat(
+                "has shape ", ShapeText(b), ", whose batch dims ",
+                FormatShape(batch_b), " do not broadcast with the batch dims ",
+                FormatShape(batch_a), " of 'a' (shape ", ShapeText(a),
+                "): at batch dim ", -at, " the sizes are ",
+                batch_b[batch_b.size() - at], " and ",
+                batch_a[batch_a.size() - at], "; they must be equal or 1"));
   }
   sy_tensor_meta_t& out = outputs[0];
   if (absl::Status s = BroadcastShapes(batch_a, batch_b, out); !s.ok()) {
@@ -69,8 +68,8 @@ absl::Status LinearShape(const ShapeContext& ctx,
                          absl::Span<sy_tensor_meta_t> outputs) {
   constexpr int kX = 0, kWeight = 1, kBias = 2;
   if (absl::Status s = RequireMinRank(ctx, kX, 1); !s.ok()) return s;
-  if (absl::Status s = RequireRank(ctx, kWeight, 2,
-                                   "[out_features, in_features]");
+  if (absl::Status s =
+          RequireRank(ctx, kWeight, 2, "[out_features, in_features]");
       !s.ok()) {
     return s;
   }
@@ -135,8 +134,8 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
   if (absl::Status s = RequireRank(ctx, kX, 4, "[N, C, H, W]"); !s.ok()) {
     return s;
   }
-  if (absl::Status s = RequireRank(ctx, kWeight, 4,
-                                   "[C_out, C_in / groups, kH, kW]");
+  if (absl::Status s =
+          RequireRank(ctx, kWeight, 4, "[C_out, C_in / groups, kH, kW]");
       !s.ok()) {
     return s;
   }
@@ -158,8 +157,8 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
   }
   const int64_t groups = ctx.int_attr(kGroups);
   if (groups < 1) {
-    return ctx.AttrError(kGroups, absl::StrCat("is ", groups,
-                                               "; it must be >= 1"));
+    return ctx.AttrError(kGroups,
+                         absl::StrCat("is ", groups, "; it must be >= 1"));
   }
   const sy_tensor_meta_t& x = ctx.tensor(kX);
   const sy_tensor_meta_t& w = ctx.tensor(kWeight);
@@ -171,20 +170,20 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
   }
   if (out_channels % groups != 0) {
     return ctx.TensorError(
-        kWeight, absl::StrCat("has ", out_channels,
-                              " output channels (shape ", ShapeText(w),
-                              "), which is not a multiple of groups=",
-                              groups));
+        kWeight, absl::StrCat("has ", out_channels, " output channels (shape ",
+                              ShapeText(w),
+                              "), which is not a multiple of groups=", groups));
   }
   if (w.shape[1] != channels / groups) {
     return ctx.TensorError(
-        kWeight, absl::StrCat("has shape ", ShapeText(w), ", so it takes ",
-                              w.shape[1], " input channels per group, but 'x' "
-                              "(shape ", ShapeText(x), ") has ", channels,
-                              " channels in ", groups,
-                              groups == 1 ? " group" : " groups",
-                              "; the second dim of 'weight' must be ",
-                              channels / groups));
+        kWeight,
+        absl::StrCat("has shape ", ShapeText(w), ", so it takes ", w.shape[1],
+                     " input channels per group, but 'x' "
+                     "(shape ",
+                     ShapeText(x), ") has ", channels, " channels in ", groups,
+                     groups == 1 ? " group" : " groups",
+                     "; the second dim of 'weight' must be ",
+                     channels / groups));
   }
   if (w.shape[2] < 1 || w.shape[3] < 1) {
     return ctx.TensorError(kWeight,
@@ -197,9 +196,9 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
     const sy_tensor_meta_t& bias = ctx.tensor(kBias);
     if (bias.ndim != 1 || bias.shape[0] != out_channels) {
       return ctx.TensorError(
-          kBias, absl::StrCat("has shape ", ShapeText(bias),
-                              ", but it must be [", out_channels,
-                              "]: one value per output channel"));
+          kBias,
+          absl::StrCat("has shape ", ShapeText(bias), ", but it must be [",
+                       out_channels, "]: one value per output channel"));
     }
   }
   const absl::Span<const int64_t> stride = ctx.ints_attr(kStride);
@@ -209,9 +208,8 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
       ConvOutputSize(ctx, "height", x.shape[2], w.shape[2], stride[0],
                      padding[0], dilation[0]);
   if (!height.ok()) return height.status();
-  absl::StatusOr<int64_t> width =
-      ConvOutputSize(ctx, "width", x.shape[3], w.shape[3], stride[1],
-                     padding[1], dilation[1]);
+  absl::StatusOr<int64_t> width = ConvOutputSize(
+      ctx, "width", x.shape[3], w.shape[3], stride[1], padding[1], dilation[1]);
   if (!width.ok()) return width.status();
   const int64_t shape[] = {x.shape[0], out_channels, *height, *width};
   outputs[0] = MakeMeta(x.dtype, shape);

@@ -41,8 +41,8 @@ absl::Status RequireNonEmpty(const ShapeContext& ctx, uint32_t reduced) {
     if ((reduced & (1u << d)) == 0 || x.shape[d] != 0) continue;
     const std::string name(ctx.schema().BaseName());
     return ctx.TensorError(
-        kX, absl::StrCat("has shape ", FormatShape(ShapeOf(x)),
-                         ", and ", name, " over dim ", d,
+        kX, absl::StrCat("has shape ", FormatShape(ShapeOf(x)), ", and ", name,
+                         " over dim ", d,
                          " of size 0 has no result; reduce over non-empty "
                          "dims only"));
   }

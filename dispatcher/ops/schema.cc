@@ -1,11 +1,15 @@
+// The parsing half of schema.h: recursive descent over schema_lexer's
+// tokens. Semantic rules (unique names, defaults last, default kinds) are
+// checked at the token that breaks them, so the error reported is always
+// the first one in reading order, with its column.
 #include "dispatcher/ops/schema.h"
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <optional>
 #include <variant>
 #include <vector>
 
@@ -32,16 +36,23 @@ std::string TypeText(const SchemaArg& arg) {
 // What a default of each kind looks like, for "expected …" messages.
 const char* DefaultExpectation(ArgKind kind) {
   switch (kind) {
-    case ArgKind::kInt: return "an integer";
-    case ArgKind::kIntList: return "a list of integers such as [1, 1]";
-    case ArgKind::kFloat: return "a number";
-    case ArgKind::kBool: return "True or False";
-    case ArgKind::kScalar: return "a number";
-    case ArgKind::kString: return "a quoted string";
+    case ArgKind::kInt:
+      return "an integer";
+    case ArgKind::kIntList:
+      return "a list of integers such as [1, 1]";
+    case ArgKind::kFloat:
+      return "a number";
+    case ArgKind::kBool:
+      return "True or False";
+    case ArgKind::kScalar:
+      return "a number";
+    case ArgKind::kString:
+      return "a quoted string";
     case ArgKind::kDType:
       return "a dtype name (f32, f64, f16, bf16, i32, i64, i8, u8, bool)";
     case ArgKind::kTensor:
-    case ArgKind::kTensorList: return "None";
+    case ArgKind::kTensorList:
+      return "None";
   }
   return "a value";
 }
@@ -88,9 +99,9 @@ class Parser {
   }
 
   absl::Status ErrorAt(int column, std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "schema '", AsAbsl(text_), "': at column ", column, ": ",
-        AsAbsl(what)));
+    return absl::InvalidArgumentError(absl::StrCat("schema '", AsAbsl(text_),
+                                                   "': at column ", column,
+                                                   ": ", AsAbsl(what)));
   }
   absl::Status Fail(const Token& found, std::string_view expected) const {
     std::string what = absl::StrCat("expected ", AsAbsl(expected), ", found ");
@@ -141,8 +152,8 @@ class Parser {
     if (absl::Status s = ParseType(arg); !s.ok()) return s;
     const Token& name = Next();
     if (name.kind != TokenKind::kIdent) {
-      return Fail(name, absl::StrCat("an argument name after '",
-                                     TypeText(arg), "'"));
+      return Fail(name,
+                  absl::StrCat("an argument name after '", TypeText(arg), "'"));
     }
     arg.name = std::string(name.text);
     for (const SchemaArg& other : schema.args) {
@@ -193,7 +204,8 @@ class Parser {
     }
     if (list_allowed && ConsumePunct("[")) {
       if (!ConsumePunct("]")) {
-        return Fail(Peek(), absl::StrCat("']' to close '", AsAbsl(t.text), "['"));
+        return Fail(Peek(),
+                    absl::StrCat("']' to close '", AsAbsl(t.text), "['"));
       }
       arg.kind = arg.kind == ArgKind::kTensor ? ArgKind::kTensorList
                                               : ArgKind::kIntList;
@@ -206,19 +218,20 @@ class Parser {
     const Token& t = Peek();
     arg.has_default = true;
     if (arg.is_tensor() && !arg.optional) {
-      return ErrorAt(t.column,
-                     absl::StrCat(AsAbsl(ArgKindName(arg.kind)), " argument '",
-                                  arg.name, "' has a default but is not "
-                                  "optional; write '", AsAbsl(ArgKindName(arg.kind)),
-                                  "? ", arg.name, "=None'"));
+      return ErrorAt(t.column, absl::StrCat(AsAbsl(ArgKindName(arg.kind)),
+                                            " argument '", arg.name,
+                                            "' has a default but is not "
+                                            "optional; write '",
+                                            AsAbsl(ArgKindName(arg.kind)), "? ",
+                                            arg.name, "=None'"));
     }
     if (IsIdent(t, "None")) {
       if (!arg.optional) {
         return ErrorAt(t.column,
                        absl::StrCat("argument '", arg.name,
                                     "' defaults to None but is not optional; "
-                                    "write '", TypeText(arg), "? ", arg.name,
-                                    "=None'"));
+                                    "write '",
+                                    TypeText(arg), "? ", arg.name, "=None'"));
       }
       Next();
       arg.default_value = std::monostate{};
@@ -287,8 +300,8 @@ class Parser {
       while (true) {
         const Token& t = Peek();
         if (t.kind != TokenKind::kInt) {
-          return Fail(t, absl::StrCat("an integer in the default of '",
-                                      arg.name, "'"));
+          return Fail(
+              t, absl::StrCat("an integer in the default of '", arg.name, "'"));
         }
         int64_t v = 0;
         if (absl::Status s = ParseInt(t, v); !s.ok()) return s;
@@ -335,8 +348,9 @@ class Parser {
       return absl::OkStatus();
     }
     if (!IsPunct(t, "(")) {
-      return Fail(t, "'Tensor' or '(' as the return type (every return is "
-                     "a Tensor in v1)");
+      return Fail(t,
+                  "'Tensor' or '(' as the return type (every return is "
+                  "a Tensor in v1)");
     }
     schema.num_returns = 0;
     while (true) {

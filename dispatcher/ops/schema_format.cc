@@ -1,10 +1,7 @@
 // The printing half of schema.h: names and the canonical text. Whatever is
 // printed here must parse (schema.cc) back to an equal Schema.
-#include "dispatcher/ops/schema.h"
-
+#include <charconv>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -14,19 +11,18 @@
 #include "absl/strings/str_join.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
+#include "dispatcher/ops/schema.h"
 
 namespace sy {
 namespace {
 
-// Shortest text that reads back as the same double, always with a '.' or an
-// exponent so that a Scalar default stays a float when re-parsed.
+// Shortest text that reads back as the same double (std::to_chars, which
+// unlike printf ignores the locale), always with a '.' or an exponent so
+// that a Scalar default stays a float when re-parsed.
 std::string FormatDouble(double v) {
-  char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  std::string s = buf;
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string s(buf, r.ptr);
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
@@ -66,15 +62,24 @@ std::string TypeText(const SchemaArg& arg) {
 
 std::string_view ArgKindName(ArgKind kind) {
   switch (kind) {
-    case ArgKind::kTensor: return "Tensor";
-    case ArgKind::kTensorList: return "Tensor[]";
-    case ArgKind::kInt: return "int";
-    case ArgKind::kIntList: return "int[]";
-    case ArgKind::kFloat: return "float";
-    case ArgKind::kBool: return "bool";
-    case ArgKind::kScalar: return "Scalar";
-    case ArgKind::kString: return "str";
-    case ArgKind::kDType: return "ScalarType";
+    case ArgKind::kTensor:
+      return "Tensor";
+    case ArgKind::kTensorList:
+      return "Tensor[]";
+    case ArgKind::kInt:
+      return "int";
+    case ArgKind::kIntList:
+      return "int[]";
+    case ArgKind::kFloat:
+      return "float";
+    case ArgKind::kBool:
+      return "bool";
+    case ArgKind::kScalar:
+      return "Scalar";
+    case ArgKind::kString:
+      return "str";
+    case ArgKind::kDType:
+      return "ScalarType";
   }
   return "invalid";
 }

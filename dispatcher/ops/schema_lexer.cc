@@ -13,9 +13,7 @@ bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool IsIdentChar(char c) { return IsIdentStart(c) || IsDigit(c); }
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 class Lexer {
  public:
@@ -58,8 +56,8 @@ class Lexer {
       while (pos_ < text_.size() && IsIdentChar(text_[pos_])) ++pos_;
       return Make(TokenKind::kIdent, start);
     }
-    if (IsDigit(c) || (c == '-' && pos_ + 1 < text_.size() &&
-                       IsDigit(text_[pos_ + 1]))) {
+    if (IsDigit(c) ||
+        (c == '-' && pos_ + 1 < text_.size() && IsDigit(text_[pos_ + 1]))) {
       return Number(start);
     }
     if (c == '"' || c == '\'') return String(start);
@@ -139,8 +137,6 @@ class Lexer {
 
 }  // namespace
 
-std::vector<Token> Tokenize(std::string_view text) {
-  return Lexer(text).Run();
-}
+std::vector<Token> Tokenize(std::string_view text) { return Lexer(text).Run(); }
 
 }  // namespace sy::schema_internal

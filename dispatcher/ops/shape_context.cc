@@ -17,15 +17,15 @@ double ShapeContext::float_attr(int j) const {
 }
 
 absl::Status ShapeContext::TensorError(int k, std::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(
-      schema_.FullName(), ": argument '", AsAbsl(tensor_name(k)), "' ",
-      AsAbsl(what)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(schema_.FullName(), ": argument '", AsAbsl(tensor_name(k)),
+                   "' ", AsAbsl(what)));
 }
 
 absl::Status ShapeContext::AttrError(int j, std::string_view what) const {
-  return absl::InvalidArgumentError(absl::StrCat(
-      schema_.FullName(), ": argument '", AsAbsl(attr_name(j)), "' ",
-      AsAbsl(what)));
+  return absl::InvalidArgumentError(
+      absl::StrCat(schema_.FullName(), ": argument '", AsAbsl(attr_name(j)),
+                   "' ", AsAbsl(what)));
 }
 
 absl::Status ShapeContext::OpError(std::string_view what) const {

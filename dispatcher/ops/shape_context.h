@@ -33,6 +33,15 @@ class ShapeContext {
         attrs_(attrs) {}
 
   const Schema& schema() const { return schema_; }
+
+  // Set by the core's call path, whose inputs are live tensors and so
+  // well-formed by construction: the Checked wrapper then skips
+  // re-validating them on every call.
+  ShapeContext& set_inputs_trusted(bool trusted) {
+    inputs_trusted_ = trusted;
+    return *this;
+  }
+  bool inputs_trusted() const { return inputs_trusted_; }
   // The raw bound call, for forwarding to a plugin's C shape function.
   absl::Span<const sy_tensor_meta_t> inputs() const { return inputs_; }
   absl::Span<const int32_t> input_offsets() const { return input_offsets_; }
@@ -81,6 +90,7 @@ class ShapeContext {
   absl::Span<const sy_tensor_meta_t> inputs_;
   absl::Span<const int32_t> input_offsets_;
   absl::Span<const sy_attr_t> attrs_;
+  bool inputs_trusted_ = false;
 };
 
 // A core op's shape/dtype function: writes one meta per return of the

@@ -129,17 +129,17 @@ absl::StatusOr<int> NormalizeDimAttr(const ShapeContext& ctx, int j, int k,
   const int64_t rank = ctx.tensor(k).ndim;
   if (rank == 0 && wrap_scalar && (dim == 0 || dim == -1)) return 0;
   if (rank == 0 && !wrap_scalar) {
-    return ctx.AttrError(j, absl::StrCat("is ", dim, ", but '",
-                                         AsAbsl(ctx.tensor_name(k)),
-                                         "' is a scalar (rank 0) and has no "
-                                         "dims"));
+    return ctx.AttrError(
+        j, absl::StrCat("is ", dim, ", but '", AsAbsl(ctx.tensor_name(k)),
+                        "' is a scalar (rank 0) and has no "
+                        "dims"));
   }
   const int64_t effective = rank == 0 ? 1 : rank;
   if (dim < -effective || dim >= effective) {
     return ctx.AttrError(
-        j, absl::StrCat("is ", dim, ", out of range for '", AsAbsl(ctx.tensor_name(k)),
-                        "' of rank ", rank, "; expected a dim in ",
-                        ValidRange(effective)));
+        j, absl::StrCat("is ", dim, ", out of range for '",
+                        AsAbsl(ctx.tensor_name(k)), "' of rank ", rank,
+                        "; expected a dim in ", ValidRange(effective)));
   }
   return static_cast<int>(dim < 0 ? dim + effective : dim);
 }
@@ -156,9 +156,8 @@ absl::StatusOr<uint32_t> NormalizeDimListAttr(const ShapeContext& ctx, int j,
     const int64_t dim = dims[i];
     if (dim < -effective || dim >= effective) {
       return ctx.AttrError(
-          j, absl::StrCat("has ", dim, " at index ", i,
-                          ", out of range for '", AsAbsl(ctx.tensor_name(k)),
-                          "' of rank ", rank,
+          j, absl::StrCat("has ", dim, " at index ", i, ", out of range for '",
+                          AsAbsl(ctx.tensor_name(k)), "' of rank ", rank,
                           effective == 0
                               ? absl::StrCat("; '", AsAbsl(ctx.tensor_name(k)),
                                              "' is a scalar and has no dims")
@@ -199,10 +198,10 @@ absl::Status BroadcastTensorArgs(const ShapeContext& ctx,
           ks[i],
           absl::StrCat("has shape ", FormatShape(shape),
                        ", which does not broadcast with shape ",
-                       FormatShape(earlier), " of '", AsAbsl(ctx.tensor_name(ks[p])),
-                       "': at dim ", -at,
-                       " (counting from the end) the sizes are ", size,
-                       " and ", other, "; broadcast sizes must be equal or 1"));
+                       FormatShape(earlier), " of '",
+                       AsAbsl(ctx.tensor_name(ks[p])), "': at dim ", -at,
+                       " (counting from the end) the sizes are ", size, " and ",
+                       other, "; broadcast sizes must be equal or 1"));
     }
     // Unreachable: a size other than 1 in the running shape came from one
     // of the earlier arguments.
@@ -220,7 +219,8 @@ absl::Status RequireFloating(const ShapeContext& ctx, int k) {
     if (IsFloatingPoint(dtype)) continue;
     return ctx.TensorError(
         k, absl::StrCat(ElementPrefix(ctx, k, i), "has dtype ",
-                        AsAbsl(DTypeName(dtype)), ", but ", ctx.schema().BaseName(),
+                        AsAbsl(DTypeName(dtype)), ", but ",
+                        ctx.schema().BaseName(),
                         " needs a floating dtype (f32, f64, f16 or bf16); "
                         "cast it first, e.g. cast(",
                         AsAbsl(ctx.tensor_name(k)), ", f32)"));
@@ -247,8 +247,8 @@ absl::Status RequireSameDType(const ShapeContext& ctx, int k, int other) {
   if (a == b) return absl::OkStatus();
   return ctx.TensorError(
       k, absl::StrCat("has dtype ", AsAbsl(DTypeName(a)), " but '",
-                      AsAbsl(ctx.tensor_name(other)), "' has ", AsAbsl(DTypeName(b)), "; ",
-                      ctx.schema().BaseName(),
+                      AsAbsl(ctx.tensor_name(other)), "' has ",
+                      AsAbsl(DTypeName(b)), "; ", ctx.schema().BaseName(),
                       " needs equal dtypes, so cast one of them"));
 }
 
@@ -257,19 +257,18 @@ absl::Status RequireRank(const ShapeContext& ctx, int k, int rank,
   const sy_tensor_meta_t& t = ctx.tensor(k);
   if (t.ndim == rank) return absl::OkStatus();
   return ctx.TensorError(
-      k, absl::StrCat("has shape ", FormatShape(ShapeOf(t)), " (rank ",
-                      t.ndim, "), but ", ctx.schema().BaseName(),
-                      " needs rank ", rank, ": ", AsAbsl(layout)));
+      k, absl::StrCat("has shape ", FormatShape(ShapeOf(t)), " (rank ", t.ndim,
+                      "), but ", ctx.schema().BaseName(), " needs rank ", rank,
+                      ": ", AsAbsl(layout)));
 }
 
 absl::Status RequireMinRank(const ShapeContext& ctx, int k, int min_rank) {
   const sy_tensor_meta_t& t = ctx.tensor(k);
   if (t.ndim >= min_rank) return absl::OkStatus();
   return ctx.TensorError(
-      k, absl::StrCat("has shape ", FormatShape(ShapeOf(t)), " (rank ",
-                      t.ndim, "), but ", ctx.schema().BaseName(),
-                      " needs at least ", min_rank,
-                      min_rank == 1 ? " dim" : " dims"));
+      k, absl::StrCat("has shape ", FormatShape(ShapeOf(t)), " (rank ", t.ndim,
+                      "), but ", ctx.schema().BaseName(), " needs at least ",
+                      min_rank, min_rank == 1 ? " dim" : " dims"));
 }
 
 absl::Status CheckResultRank(const ShapeContext& ctx, int64_t rank) {
@@ -284,29 +283,28 @@ absl::Status CheckInputMetas(const ShapeContext& ctx) {
   for (int k = 0; k < num_args; ++k) {
     for (int i = 0; i < ctx.num_tensors(k); ++i) {
       const sy_tensor_meta_t& t = ctx.tensor(k, i);
-      const std::string element = ElementPrefix(ctx, k, i);
       if (!IsValidDType(t.dtype)) {
         return ctx.TensorError(
-            k, absl::StrCat(element, "has an invalid dtype (code ", t.dtype,
+            k, absl::StrCat(ElementPrefix(ctx, k, i), "has an invalid dtype (code ", t.dtype,
                             "); use one of f32 f64 f16 bf16 i32 i64 i8 u8 "
                             "bool"));
       }
       if (t.ndim < 0 || t.ndim > SY_MAX_RANK) {
         return ctx.TensorError(
-            k, absl::StrCat(element, "has rank ", t.ndim,
+            k, absl::StrCat(ElementPrefix(ctx, k, i), "has rank ", t.ndim,
                             "; tensors have 0 to ", SY_MAX_RANK, " dims"));
       }
       for (int d = 0; d < t.ndim; ++d) {
         if (t.shape[d] < 0) {
           return ctx.TensorError(
-              k, absl::StrCat(element, "has shape ", FormatShape(ShapeOf(t)),
+              k, absl::StrCat(ElementPrefix(ctx, k, i), "has shape ", FormatShape(ShapeOf(t)),
                               " with a negative size at dim ", d,
                               "; sizes must be >= 0"));
         }
       }
       if (!NumElements(ShapeOf(t)).has_value()) {
         return ctx.TensorError(
-            k, absl::StrCat(element, "has shape ", FormatShape(ShapeOf(t)),
+            k, absl::StrCat(ElementPrefix(ctx, k, i), "has shape ", FormatShape(ShapeOf(t)),
                             ", whose element count does not fit in int64"));
       }
     }
@@ -318,15 +316,17 @@ absl::Status CheckOutputMetas(const ShapeContext& ctx,
                               absl::Span<const sy_tensor_meta_t> outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const sy_tensor_meta_t& t = outputs[i];
-    bool well_formed = IsValidDType(t.dtype) && t.ndim >= 0 &&
-                       t.ndim <= SY_MAX_RANK;
+    bool well_formed =
+        IsValidDType(t.dtype) && t.ndim >= 0 && t.ndim <= SY_MAX_RANK;
     for (int d = 0; well_formed && d < t.ndim; ++d) {
       well_formed = t.shape[d] >= 0;
     }
     if (!well_formed) {
       return absl::InternalError(absl::StrCat(
-          ctx.schema().FullName(), ": the shape function produced a malformed "
-          "result ", i, " (dtype code ", t.dtype, ", rank ", t.ndim,
+          ctx.schema().FullName(),
+          ": the shape function produced a malformed "
+          "result ",
+          i, " (dtype code ", t.dtype, ", rank ", t.ndim,
           "); this is a bug in the op's shape function, please report it"));
     }
     const std::optional<int64_t> n = NumElements(ShapeOf(t));
@@ -334,9 +334,9 @@ absl::Status CheckOutputMetas(const ShapeContext& ctx,
     if (!n.has_value() ||
         __builtin_mul_overflow(*n, static_cast<int64_t>(DTypeSize(t.dtype)),
                                &bytes)) {
-      return ctx.OpError(absl::StrCat(
-          "the result would have shape ", FormatShape(ShapeOf(t)),
-          ", more bytes than int64 can count; use smaller sizes"));
+      return ctx.OpError(
+          absl::StrCat("the result would have shape ", FormatShape(ShapeOf(t)),
+                       ", more bytes than int64 can count; use smaller sizes"));
     }
   }
   return absl::OkStatus();

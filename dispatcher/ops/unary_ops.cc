@@ -63,8 +63,7 @@ constexpr CoreOpDef kOps[] = {
     {"silu(Tensor x) -> Tensor", &Checked<FloatResult>},
     {"erf(Tensor x) -> Tensor", &Checked<FloatResult>},
     {"reciprocal(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"gelu(Tensor x, str approximate=\"none\") -> Tensor",
-     &Checked<GeluShape>},
+    {"gelu(Tensor x, str approximate=\"none\") -> Tensor", &Checked<GeluShape>},
 };
 
 }  // namespace

@@ -1,19 +1,14 @@
 #include "cpu_device.h"
 
-#include <sys/utsname.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_set>
 
+#include "cpu_properties.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cpu {
@@ -55,54 +50,6 @@ Registry& State() {
   return registry;
 }
 
-struct Properties {
-  std::string name;
-  std::string vendor;
-  std::string driver_version;
-  uint64_t total_memory_bytes = 0;
-  int32_t compute_units = 1;
-};
-
-// The value of the first "key<spaces>: value" line of /proc/cpuinfo, or "".
-std::string CpuInfoField(std::string_view key) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    if (line.find_first_not_of(" \t", key.size()) != colon) continue;
-    const size_t start = line.find_first_not_of(' ', colon + 1);
-    return start == std::string::npos ? "" : line.substr(start);
-  }
-  return "";
-}
-
-Properties ReadProperties() {
-  Properties p;
-  const std::string model = CpuInfoField("model name");
-  p.name = model.empty() ? "host CPU" : StrCat("host CPU (", model, ")");
-  p.vendor = CpuInfoField("vendor_id");
-  if (p.vendor.empty()) p.vendor = "unknown";
-  utsname uts{};
-  p.driver_version = uname(&uts) == 0 ? uts.release : "unknown";
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0) {
-    p.total_memory_bytes =
-        static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
-  }
-  const unsigned threads = std::thread::hardware_concurrency();
-  p.compute_units = threads == 0 ? 1 : static_cast<int32_t>(threads);
-  return p;
-}
-
-// Read once; the strings must outlive every get_properties call (plugin.h).
-const Properties& GetProperties() {
-  static const Properties properties = ReadProperties();
-  return properties;
-}
-
 // ---- Argument checks. `fn` is the slot's name, for the message. ---------
 
 sy_error_t* Error(sy_status_code_t code, std::string_view fn,
@@ -129,8 +76,9 @@ sy_error_t* CheckOut(const void* out, std::string_view fn,
                      std::string_view name) {
   if (out != nullptr) return nullptr;
   return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat(name, " is NULL; pass the address of a variable to "
-                            "receive the result"));
+               StrCat(name,
+                      " is NULL; pass the address of a variable to "
+                      "receive the result"));
 }
 
 // Callers hold State().mu.
@@ -186,7 +134,7 @@ sy_error_t* GetPropertiesSlot(void* self, int32_t device,
                           ", too small for any field; set it to "
                           "sizeof(sy_device_properties_t)"));
     }
-    const Properties& p = GetProperties();
+    const CpuProperties& p = GetCpuProperties();
     out->name = p.name.c_str();
     if (SY_STRUCT_HAS(out, sy_device_properties_t, vendor)) {
       out->vendor = p.vendor.c_str();
@@ -225,8 +173,9 @@ sy_error_t* Allocate(void* self, int32_t device, size_t size, size_t alignment,
     const size_t wanted = size == 0 ? 1 : size;
     if (wanted > static_cast<size_t>(PTRDIFF_MAX) - align) {
       return Error(SY_STATUS_RESOURCE_EXHAUSTED, kFn,
-                   StrCat(size, " bytes is more than the host can address; "
-                                "allocate less"));
+                   StrCat(size,
+                          " bytes is more than the host can address; "
+                          "allocate less"));
     }
     const size_t rounded = (wanted + align - 1) / align * align;
     void* ptr = std::aligned_alloc(align, rounded);
@@ -269,8 +218,8 @@ sy_error_t* Deallocate(void* self, int32_t device, void* ptr) {
 
 sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
   return Guard("cpu device: stream_create", [&]() -> sy_error_t* {
-    SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out_stream, "stream_create",
-                                       "out_stream"));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CheckOut(out_stream, "stream_create", "out_stream"));
     *out_stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_create"));
     SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, "stream_create"));
@@ -427,16 +376,13 @@ sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end,
                           " was never recorded; call event_record on both "
                           "events first"));
     }
-    *out_ms =
-        std::chrono::duration<float, std::milli>(last->time - first->time)
-            .count();
+    *out_ms = std::chrono::duration<float, std::milli>(last->time - first->time)
+                  .count();
     return nullptr;
   });
 }
 
 }  // namespace
-
-void InitCpuDeviceProperties() { GetProperties(); }
 
 const sy_device_api_t& CpuDeviceApi() {
   static constexpr sy_device_api_t kApi = {

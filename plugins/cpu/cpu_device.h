@@ -25,11 +25,6 @@ inline constexpr size_t kCpuAlignment = 64;
 // library is loaded. Every slot is thread-safe.
 const sy_device_api_t& CpuDeviceApi();
 
-// Reads the properties (/proc/cpuinfo, uname, sysconf) once, so that
-// get_properties never touches the file system. Called from `load`;
-// get_properties calls it too if needed. Thread-safe.
-void InitCpuDeviceProperties();
-
 }  // namespace sy::cpu
 
 #endif  // SWITCHYARD_PLUGINS_CPU_CPU_DEVICE_H_

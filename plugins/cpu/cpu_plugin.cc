@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "cpu_device.h"
+#include "cpu_properties.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel_util.h"
 #include "switchyard/plugin.h"
@@ -31,23 +32,25 @@ constexpr sy_dtype_t kF32F32[] = {SY_DTYPE_F32, SY_DTYPE_F32};
 // Every kernel of the plugin, in registration order, one op family per
 // block. The reference kernels all have priority 0, so any other plugin's
 // kernel for the same key wins by default.
+// clang-format off
 constexpr KernelSpec kKernels[] = {
     // kernels/elementwise.cc
-    {.op = "add.Tensor", .name = "cpu.add.f32", .dtypes = kF32F32,
+    {.op = "add.Tensor", .name = "add_f32", .dtypes = kF32F32,
      .priority = 0, .fn = AddF32},
-    {.op = "mul.Tensor", .name = "cpu.mul.f32", .dtypes = kF32F32,
+    {.op = "mul.Tensor", .name = "mul_f32", .dtypes = kF32F32,
      .priority = 0, .fn = MulF32},
-    {.op = "relu", .name = "cpu.relu.f32", .dtypes = kF32, .priority = 0,
+    {.op = "relu", .name = "relu_f32", .dtypes = kF32, .priority = 0,
      .fn = ReluF32},
-    {.op = "copy", .name = "cpu.copy.f32", .dtypes = kF32, .priority = 0,
+    {.op = "copy", .name = "copy_f32", .dtypes = kF32, .priority = 0,
      .fn = CopyF32},
     // kernels/reduction.cc
-    {.op = "sum", .name = "cpu.sum.f32", .dtypes = kF32, .priority = 0,
+    {.op = "sum", .name = "sum_f32", .dtypes = kF32, .priority = 0,
      .fn = SumF32},
     // kernels/matmul.cc
-    {.op = "matmul", .name = "cpu.matmul.f32", .dtypes = kF32F32,
+    {.op = "matmul", .name = "matmul_f32", .dtypes = kF32F32,
      .priority = 0, .fn = MatmulF32},
 };
+// clang-format on
 
 // During `load` pass its context (the host prefixes the plugin's name);
 // otherwise NULL, and the message names the plugin itself.
@@ -90,11 +93,10 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
                        "register_device slot; the host is damaged or older "
                        "than ABI 1.0");
     }
-    InitCpuDeviceProperties();
+    GetCpuProperties();  // read /proc and uname now, not in a later call
     Log(host, context, SY_LOG_INFO,
         StrCat("matmul uses the ", ActiveGemmKernel().isa, " micro-kernel"));
-    SY_PLUGIN_RETURN_IF_ERROR(
-        host->register_device(context, &CpuDeviceApi()));
+    SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CpuDeviceApi()));
     return plugin::RegisterKernels(host, context, "cpu", kKernels);
   });
 }
@@ -120,21 +122,20 @@ sy_error_t* Init(const sy_host_api_t* host,
       "rebuild the plugin against the host's SDK, or use a host that speaks "
       "plugin ABI 1";
   if (host->abi_major != SY_PLUGIN_ABI_MAJOR) {
-    return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
-                     StrCat("cpu plugin: the host speaks plugin ABI ",
-                            host->abi_major, ".", host->abi_minor,
-                            " but this plugin was built for ABI ",
-                            SY_PLUGIN_ABI_MAJOR, ".", kAbiMinorUsed, "; ",
-                            kAdvice));
+    return MakeError(
+        host, SY_STATUS_FAILED_PRECONDITION,
+        StrCat("cpu plugin: the host speaks plugin ABI ", host->abi_major, ".",
+               host->abi_minor, " but this plugin was built for ABI ",
+               SY_PLUGIN_ABI_MAJOR, ".", kAbiMinorUsed, "; ", kAdvice));
   }
   if (host->abi_minor < kAbiMinorUsed ||
       host->struct_size < sizeof(sy_host_api_t)) {
-    return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
-                     StrCat("cpu plugin: needs plugin ABI ",
-                            SY_PLUGIN_ABI_MAJOR, ".", kAbiMinorUsed,
-                            " but the host offers ABI ", host->abi_major, ".",
-                            host->abi_minor, " with a ", host->struct_size,
-                            "-byte host table; ", kAdvice));
+    return MakeError(
+        host, SY_STATUS_FAILED_PRECONDITION,
+        StrCat("cpu plugin: needs plugin ABI ", SY_PLUGIN_ABI_MAJOR, ".",
+               kAbiMinorUsed, " but the host offers ABI ", host->abi_major, ".",
+               host->abi_minor, " with a ", host->struct_size,
+               "-byte host table; ", kAdvice));
   }
   if (out_plugin == nullptr) {
     return MakeError(host, SY_STATUS_INVALID_ARGUMENT,

@@ -3,7 +3,7 @@
 #include "dispatcher/caching_allocator.h"
 
 #include <cstdlib>
-#include <set>
+#include <map>
 
 #include "gtest/gtest.h"
 
@@ -13,18 +13,19 @@ namespace {
 struct FakeDevice {
   size_t capacity = 64 << 20;
   size_t used = 0;
-  std::set<void*> live;
+  std::map<void*, size_t> live;
   CachingAllocator::RawAllocate Allocate() {
     return [this](size_t size) -> absl::StatusOr<void*> {
       if (used + size > capacity) return absl::ResourceExhaustedError("device full");
       void* p = std::malloc(size);
       used += size;
-      live.insert(p);
+      live[p] = size;
       return p;
     };
   }
   CachingAllocator::RawFree Free() {
     return [this](void* p) {
+      used -= live[p];
       live.erase(p);
       std::free(p);
       return absl::OkStatus();

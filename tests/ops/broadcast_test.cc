@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "dispatcher/ops/schema.h"
+#include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 #include "gtest/gtest.h"
 #include "tests/ops/shape_test_util.h"
@@ -95,9 +97,8 @@ TEST(BroadcastTest, RandomTriplesThroughWhereMatchReference) {
     const Shape a = gen.Related(c);
     const Shape b = gen.Related(iter % 2 ? a : c);
     const std::optional<Shape> want = ReferenceBroadcast({c, a, b});
-    const absl::StatusOr<sy_tensor_meta_t> got =
-        Infer("where", {T(SY_DTYPE_BOOL, c), T(SY_DTYPE_F16, a),
-                        T(SY_DTYPE_F16, b)});
+    const absl::StatusOr<sy_tensor_meta_t> got = Infer(
+        "where", {T(SY_DTYPE_BOOL, c), T(SY_DTYPE_F16, a), T(SY_DTYPE_F16, b)});
     if (want.has_value()) {
       EXPECT_TRUE(IsMeta(got, SY_DTYPE_F16, *want));
     } else {
@@ -135,6 +136,30 @@ TEST(ShapeUtilTest, FormatAndCount) {
   EXPECT_EQ(m.ndim, 2);
   EXPECT_EQ(m.shape[1], 5);
   EXPECT_EQ(m.shape[2], 0);
+}
+
+TEST(ShapeUtilTest, CheckOutputMetasCatchesBrokenShapeFunctions) {
+  absl::StatusOr<Schema> schema = ParseSchema("t::op(Tensor x) -> Tensor");
+  ASSERT_TRUE(schema.ok());
+  const sy_tensor_meta_t x = MakeMeta(SY_DTYPE_F32, Shape{2});
+  const int32_t offsets[] = {0, 1};
+  const ShapeContext ctx(*schema, absl::MakeConstSpan(&x, 1), offsets, {});
+  EXPECT_TRUE(CheckInputMetas(ctx).ok());
+  EXPECT_TRUE(CheckOutputMetas(ctx, {x}).ok());
+  sy_tensor_meta_t bad = x;
+  bad.ndim = -1;
+  absl::Status s = CheckOutputMetas(ctx, {bad});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(std::string(s.message()),
+            "t::op: the shape function produced a malformed result 0 (dtype "
+            "code 73730, rank -1); this is a bug in the op's shape "
+            "function, please report it");
+  bad = MakeMeta(SY_DTYPE_F64, Shape{int64_t{1} << 31, int64_t{1} << 31});
+  s = CheckOutputMetas(ctx, {bad});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CheckResultRank(ctx, 8).code(), absl::StatusCode::kOk);
+  EXPECT_EQ(CheckResultRank(ctx, 9).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ShapeUtilTest, NormalizeDim) {

@@ -32,7 +32,8 @@ TEST(SchemaParserTest, EveryCoreSchemaParsesAndPrintsAsWritten) {
 }
 
 TEST(SchemaParserTest, ParsesNamesOverloadsAndArguments) {
-  absl::StatusOr<Schema> s = ParseSchema("add.Tensor(Tensor a, Tensor b) -> Tensor");
+  absl::StatusOr<Schema> s =
+      ParseSchema("add.Tensor(Tensor a, Tensor b) -> Tensor");
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->name, "add");
   EXPECT_EQ(s->overload, "Tensor");
@@ -115,8 +116,9 @@ TEST(SchemaParserTest, NormalizesSpacing) {
 
 TEST(SchemaParserTest, FloatsPrintShortestAndReadBack) {
   const std::pair<const char*, const char*> cases[] = {
-      {"1e-6", "1e-06"}, {"0.1", "0.1"},      {"1.", "1.0"},
-      {"-2.5", "-2.5"},  {"1e20", "1e+20"},   {"3.0", "3.0"},
+      {"1e-6", "1e-06"},    {"0.1", "0.1"},
+      {"1.", "1.0"},        {"-2.5", "-2.5"},
+      {"1e20", "1e+20"},    {"3.0", "3.0"},
       {"1.5E-3", "0.0015"}, {"123456789.125", "123456789.125"},
   };
   for (const auto& [in, out] : cases) {
@@ -158,11 +160,10 @@ TEST(SchemaParserTest, ArgKindNames) {
 TEST(SchemaParserTest, RandomSchemasRoundTrip) {
   std::mt19937 rng(20220623);
   auto pick = [&](int n) { return static_cast<int>(rng() % n); };
-  const ArgKind kinds[] = {ArgKind::kTensor, ArgKind::kTensorList,
-                           ArgKind::kInt,    ArgKind::kIntList,
-                           ArgKind::kFloat,  ArgKind::kBool,
-                           ArgKind::kScalar, ArgKind::kString,
-                           ArgKind::kDType};
+  const ArgKind kinds[] = {
+      ArgKind::kTensor,  ArgKind::kTensorList, ArgKind::kInt,
+      ArgKind::kIntList, ArgKind::kFloat,      ArgKind::kBool,
+      ArgKind::kScalar,  ArgKind::kString,     ArgKind::kDType};
   for (int iter = 0; iter < 500; ++iter) {
     Schema s;
     s.ns = pick(3) == 0 ? "vendor" : "";
@@ -204,14 +205,17 @@ TEST(SchemaParserTest, RandomSchemasRoundTrip) {
                 a.default_value = double(rng()) / double(rng() | 1);
               }
               break;
-            case ArgKind::kBool: a.default_value = pick(2) == 0; break;
+            case ArgKind::kBool:
+              a.default_value = pick(2) == 0;
+              break;
             case ArgKind::kString:
               a.default_value = std::string(pick(2) ? "a\"b\\c'" : "");
               break;
             case ArgKind::kDType:
               a.default_value = kAllDTypes[pick(9)];
               break;
-            default: break;
+            default:
+              break;
           }
         }
       }
@@ -238,8 +242,9 @@ TEST(SchemaParserTest, BadSchemasGetExactMessages) {
       {"add(Tensor a,, Tensor b) -> Tensor",
        "schema 'add(Tensor a,, Tensor b) -> Tensor': at column 14: expected "
        "an argument type (Tensor, int, float, \u2026), found ','"},
-      {"", "schema '': at column 1: expected an op name, found the end of "
-           "the schema"},
+      {"",
+       "schema '': at column 1: expected an op name, found the end of "
+       "the schema"},
       {"(Tensor a) -> Tensor",
        "schema '(Tensor a) -> Tensor': at column 1: expected an op name, "
        "found '('"},

@@ -18,23 +18,23 @@ TEST(MatmulShapeTest, NumpyRules) {
   const struct {
     Shape a, b, out;
   } cases[] = {
-      {{3}, {3}, {}},                          // dot
-      {{2, 3}, {3}, {2}},                      // matrix @ vector
-      {{3}, {3, 4}, {4}},                      // vector @ matrix
-      {{2, 3}, {3, 4}, {2, 4}},                // matrix @ matrix
-      {{5, 2, 3}, {3, 4}, {5, 2, 4}},          // batch @ matrix
-      {{3}, {5, 3, 4}, {5, 4}},                // vector @ batch
-      {{5, 2, 3}, {3}, {5, 2}},                // batch @ vector
-      {{7, 1, 2, 3}, {5, 3, 4}, {7, 5, 2, 4}}, // broadcast batch dims
+      {{3}, {3}, {}},                           // dot
+      {{2, 3}, {3}, {2}},                       // matrix @ vector
+      {{3}, {3, 4}, {4}},                       // vector @ matrix
+      {{2, 3}, {3, 4}, {2, 4}},                 // matrix @ matrix
+      {{5, 2, 3}, {3, 4}, {5, 2, 4}},           // batch @ matrix
+      {{3}, {5, 3, 4}, {5, 4}},                 // vector @ batch
+      {{5, 2, 3}, {3}, {5, 2}},                 // batch @ vector
+      {{7, 1, 2, 3}, {5, 3, 4}, {7, 5, 2, 4}},  // broadcast batch dims
       {{0, 3}, {3, 0}, {0, 0}},
       {{2, 0}, {0, 4}, {2, 4}},
   };
   for (const auto& c : cases) {
-    EXPECT_TRUE(IsMeta(Infer("matmul", {T(kF32, c.a), T(kF32, c.b)}), kF32,
-                       c.out));
+    EXPECT_TRUE(
+        IsMeta(Infer("matmul", {T(kF32, c.a), T(kF32, c.b)}), kF32, c.out));
   }
-  EXPECT_TRUE(IsMeta(Infer("matmul", {T(kI8, {2, 2}), T(kI8, {2, 2})}), kI8,
-                     {2, 2}));
+  EXPECT_TRUE(
+      IsMeta(Infer("matmul", {T(kI8, {2, 2}), T(kI8, {2, 2})}), kI8, {2, 2}));
 }
 
 TEST(MatmulShapeTest, Errors) {
@@ -65,9 +65,9 @@ TEST(MatmulShapeTest, Errors) {
 TEST(LinearShapeTest, GoodAndBad) {
   EXPECT_TRUE(IsMeta(Infer("linear", {T(kF32, {2, 5, 3}), T(kF32, {4, 3})}),
                      kF32, {2, 5, 4}));
-  EXPECT_TRUE(IsMeta(
-      Infer("linear", {T(kF16, {3}), T(kF16, {4, 3}), T(kF16, {4})}), kF16,
-      {4}));
+  EXPECT_TRUE(
+      IsMeta(Infer("linear", {T(kF16, {3}), T(kF16, {4, 3}), T(kF16, {4})}),
+             kF16, {4}));
   EXPECT_TRUE(IsError(Infer("linear", {T(kF32, {2, 3}), T(kF32, {4, 5})}),
                       "linear: argument 'weight' has shape [4, 5] "
                       "([out_features, in_features]), but the last dim of "
@@ -87,14 +87,14 @@ TEST(LinearShapeTest, GoodAndBad) {
 // ---- conv2d ------------------------------------------------------------
 
 TEST(Conv2dShapeTest, OutputSizes) {
-  EXPECT_TRUE(IsMeta(Infer("conv2d", {T(kF32, {1, 3, 32, 32}),
-                                      T(kF32, {8, 3, 3, 3})}),
-                     kF32, {1, 8, 30, 30}));
-  EXPECT_TRUE(IsMeta(
-      Infer("conv2d", {T(kF32, {2, 4, 32, 31}), T(kF32, {6, 2, 3, 5}),
-                       T(kF32, {6}), Ints({2, 1}), Ints({1, 2}), Ints({1, 2}),
-                       2}),
-      kF32, {2, 6, 16, 27}));
+  EXPECT_TRUE(
+      IsMeta(Infer("conv2d", {T(kF32, {1, 3, 32, 32}), T(kF32, {8, 3, 3, 3})}),
+             kF32, {1, 8, 30, 30}));
+  EXPECT_TRUE(
+      IsMeta(Infer("conv2d",
+                   {T(kF32, {2, 4, 32, 31}), T(kF32, {6, 2, 3, 5}),
+                    T(kF32, {6}), Ints({2, 1}), Ints({1, 2}), Ints({1, 2}), 2}),
+             kF32, {2, 6, 16, 27}));
   // Depthwise, with dilation: (10 + 0 - 2*(3-1) - 1) / 3 + 1 = 2.
   EXPECT_TRUE(IsMeta(
       Infer("conv2d", {T(kF16, {0, 4, 10, 10}), T(kF16, {4, 1, 3, 3}), None(),
@@ -117,44 +117,44 @@ TEST(Conv2dShapeTest, Errors) {
   EXPECT_TRUE(IsMeta(Infer("conv2d", {x, T(kF32, {8, 4, 7, 3}), None(),
                                       Ints({1, 1}), Ints({1, 0})}),
                      kF32, {1, 8, 1, 3}));
-  EXPECT_TRUE(IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(),
-                                       Ints({1, 1}), Ints({0, 0}),
-                                       Ints({1, 1}), 3}),
-                      "conv2d: argument 'x' has 4 channels (shape [1, 4, 5, "
-                      "5]), which is not a multiple of groups=3"));
-  EXPECT_TRUE(IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(),
-                                       Ints({1, 1}), Ints({0, 0}),
-                                       Ints({1, 1}), 4}),
-                      "conv2d: argument 'weight' has 6 output channels (shape "
-                      "[6, 1, 3, 3]), which is not a multiple of groups=4"));
-  EXPECT_TRUE(IsError(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(),
-                                       Ints({0, 1})}),
-                      "conv2d: argument 'stride' is [0, 1]; each value must "
-                      "be >= 1"));
+  EXPECT_TRUE(
+      IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(), Ints({1, 1}),
+                               Ints({0, 0}), Ints({1, 1}), 3}),
+              "conv2d: argument 'x' has 4 channels (shape [1, 4, 5, "
+              "5]), which is not a multiple of groups=3"));
+  EXPECT_TRUE(
+      IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(), Ints({1, 1}),
+                               Ints({0, 0}), Ints({1, 1}), 4}),
+              "conv2d: argument 'weight' has 6 output channels (shape "
+              "[6, 1, 3, 3]), which is not a multiple of groups=4"));
+  EXPECT_TRUE(
+      IsError(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({0, 1})}),
+              "conv2d: argument 'stride' is [0, 1]; each value must "
+              "be >= 1"));
   EXPECT_TRUE(IsError(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(),
                                        Ints({1, 1}), Ints({1})}),
                       "conv2d: argument 'padding' is [1]; it needs exactly 2 "
                       "values: [height, width]"));
-  EXPECT_TRUE(IsError(Infer("conv2d", {T(kF32, {4, 5, 5}),
-                                       T(kF32, {8, 4, 3, 3})}),
-                      "conv2d: argument 'x' has shape [4, 5, 5] (rank 3), but "
-                      "conv2d needs rank 4: [N, C, H, W]"));
+  EXPECT_TRUE(
+      IsError(Infer("conv2d", {T(kF32, {4, 5, 5}), T(kF32, {8, 4, 3, 3})}),
+              "conv2d: argument 'x' has shape [4, 5, 5] (rank 3), but "
+              "conv2d needs rank 4: [N, C, H, W]"));
   EXPECT_TRUE(IsError(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), T(kF32, {4})}),
                       "conv2d: argument 'bias' has shape [4], but it must be "
                       "[8]: one value per output channel"));
   EXPECT_TRUE(IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(),
                                          Ints({1, 1}), Ints({-1, 0})})));
-  EXPECT_TRUE(IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(),
-                                         Ints({1, 1}), Ints({0, 0}),
-                                         Ints({1, 0})})));
-  EXPECT_TRUE(IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(),
-                                         Ints({1, 1}), Ints({0, 0}),
-                                         Ints({1, 1}), 0})));
+  EXPECT_TRUE(
+      IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({1, 1}),
+                                 Ints({0, 0}), Ints({1, 0})})));
+  EXPECT_TRUE(
+      IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({1, 1}),
+                                 Ints({0, 0}), Ints({1, 1}), 0})));
   EXPECT_TRUE(IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 0, 3})})));
   EXPECT_TRUE(IsInvalid(Infer("conv2d", {x, T(kF16, {8, 4, 3, 3})})));
-  EXPECT_TRUE(IsInvalid(
-      Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({1, 1}),
-                       Ints({int64_t{1} << 62, 0})})));
+  EXPECT_TRUE(
+      IsInvalid(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({1, 1}),
+                                 Ints({int64_t{1} << 62, 0})})));
 }
 
 // ---- embedding ---------------------------------------------------------
@@ -162,8 +162,8 @@ TEST(Conv2dShapeTest, Errors) {
 TEST(EmbeddingShapeTest, GoodAndBad) {
   EXPECT_TRUE(IsMeta(Infer("embedding", {T(kF16, {100, 16}), T(kI64, {2, 7})}),
                      kF16, {2, 7, 16}));
-  EXPECT_TRUE(IsMeta(Infer("embedding", {T(kF32, {10, 4}), T(kI32, {})}), kF32,
-                     {4}));
+  EXPECT_TRUE(
+      IsMeta(Infer("embedding", {T(kF32, {10, 4}), T(kI32, {})}), kF32, {4}));
   EXPECT_TRUE(IsError(Infer("embedding", {T(kF32, {10, 4}), T(kF32, {3})}),
                       "embedding: argument 'indices' has dtype f32, but it "
                       "must be i32 or i64; cast it, e.g. cast(indices, i64)"));
@@ -171,10 +171,10 @@ TEST(EmbeddingShapeTest, GoodAndBad) {
                       "embedding: argument 'weight' has shape [10] (rank 1), "
                       "but embedding needs rank 2: [num_embeddings, "
                       "embedding_dim]"));
-  EXPECT_TRUE(IsError(Infer("embedding", {T(kF32, {10, 4}),
-                                          T(kI64, {1, 1, 1, 1, 1, 1, 1, 1})}),
-                      "embedding: the result would have rank 9, but tensors "
-                      "have at most 8 dims (SY_MAX_RANK)"));
+  EXPECT_TRUE(IsError(
+      Infer("embedding", {T(kF32, {10, 4}), T(kI64, {1, 1, 1, 1, 1, 1, 1, 1})}),
+      "embedding: the result would have rank 9, but tensors "
+      "have at most 8 dims (SY_MAX_RANK)"));
 }
 
 // ---- scaled_dot_product_attention ---------------------------------------
@@ -186,16 +186,16 @@ TEST(SdpaShapeTest, Good) {
   const sy_tensor_meta_t k = T(kF16, {2, 8, 7, 64});
   const sy_tensor_meta_t v = T(kF16, {2, 8, 7, 32});
   EXPECT_TRUE(IsMeta(Infer(kSdpa, {q, k, v}), kF16, {2, 8, 5, 32}));
-  EXPECT_TRUE(IsMeta(Infer(kSdpa, {q, k, v, T(kBool, {5, 7})}), kF16,
-                     {2, 8, 5, 32}));
+  EXPECT_TRUE(
+      IsMeta(Infer(kSdpa, {q, k, v, T(kBool, {5, 7})}), kF16, {2, 8, 5, 32}));
   EXPECT_TRUE(IsMeta(Infer(kSdpa, {q, k, v, T(kF16, {2, 1, 1, 7})}), kF16,
                      {2, 8, 5, 32}));
   EXPECT_TRUE(IsMeta(Infer(kSdpa, {q, k, v, None(), true, 0.125}), kF16,
                      {2, 8, 5, 32}));
   // Batch dims broadcast as the decomposition's matmuls broadcast them.
-  EXPECT_TRUE(IsMeta(Infer(kSdpa, {T(kF32, {3, 4, 8}), T(kF32, {1, 6, 8}),
-                                   T(kF32, {6, 2})}),
-                     kF32, {3, 4, 2}));
+  EXPECT_TRUE(IsMeta(
+      Infer(kSdpa, {T(kF32, {3, 4, 8}), T(kF32, {1, 6, 8}), T(kF32, {6, 2})}),
+      kF32, {3, 4, 2}));
 }
 
 TEST(SdpaShapeTest, Bad) {
@@ -231,11 +231,10 @@ TEST(SdpaShapeTest, Bad) {
   // A mask may not grow the scores' batch dims.
   EXPECT_TRUE(IsInvalid(Infer(kSdpa, {q, k, v, T(kBool, {4, 2, 5, 7})})));
   EXPECT_TRUE(IsInvalid(Infer(kSdpa, {q, k, T(kF16, {2, 7, 32})})));
-  EXPECT_TRUE(IsInvalid(Infer(kSdpa, {T(kI32, {5, 4}), T(kI32, {5, 4}),
-                                      T(kI32, {5, 4})})));
+  EXPECT_TRUE(IsInvalid(
+      Infer(kSdpa, {T(kI32, {5, 4}), T(kI32, {5, 4}), T(kI32, {5, 4})})));
   EXPECT_TRUE(IsInvalid(Infer(kSdpa, {T(kF32, {4}), k, v})));
-  EXPECT_TRUE(IsInvalid(Infer(kSdpa, {q, k, v, None(), false,
-                                      1e300 * 1e300})));
+  EXPECT_TRUE(IsInvalid(Infer(kSdpa, {q, k, v, None(), false, 1e300 * 1e300})));
 }
 
 }  // namespace

@@ -20,8 +20,8 @@ TEST(ReduceShapeTest, DimsKeepdimAndAllDims) {
     EXPECT_TRUE(IsMeta(Infer(op, {T(kF32, {2, 3, 4})}), kF32, {})) << op;
     EXPECT_TRUE(IsMeta(Infer(op, {T(kF32, {2, 3, 4}), Ints({}), true}), kF32,
                        {1, 1, 1}));
-    EXPECT_TRUE(IsMeta(Infer(op, {T(kF32, {2, 3, 4}), Ints({1})}), kF32,
-                       {2, 4}));
+    EXPECT_TRUE(
+        IsMeta(Infer(op, {T(kF32, {2, 3, 4}), Ints({1})}), kF32, {2, 4}));
     EXPECT_TRUE(IsMeta(Infer(op, {T(kF32, {2, 3, 4}), Ints({-1, 0}), true}),
                        kF32, {1, 3, 1}));
     EXPECT_TRUE(IsMeta(Infer(op, {T(kF16, {}), Ints({0})}), kF16, {}));
@@ -70,11 +70,11 @@ TEST(ReduceShapeTest, MaxMinNeedNonEmptyReducedDims) {
 
 TEST(ArgmaxShapeTest, DimNoneFlattens) {
   EXPECT_TRUE(IsMeta(Infer("argmax", {T(kF32, {2, 3})}), kI64, {}));
-  EXPECT_TRUE(IsMeta(Infer("argmax", {T(kF32, {2, 3}), None(), true}), kI64,
-                     {1, 1}));
+  EXPECT_TRUE(
+      IsMeta(Infer("argmax", {T(kF32, {2, 3}), None(), true}), kI64, {1, 1}));
   EXPECT_TRUE(IsMeta(Infer("argmax", {T(kU8, {2, 3}), 1}), kI64, {2}));
-  EXPECT_TRUE(IsMeta(Infer("argmax", {T(kF32, {2, 3}), -2, true}), kI64,
-                     {1, 3}));
+  EXPECT_TRUE(
+      IsMeta(Infer("argmax", {T(kF32, {2, 3}), -2, true}), kI64, {1, 3}));
   EXPECT_TRUE(IsMeta(Infer("argmax", {T(kF32, {}), 0}), kI64, {}));
   EXPECT_TRUE(IsMeta(Infer("argmax", {T(kF32, {0, 3}), 1}), kI64, {0}));
   EXPECT_TRUE(IsError(Infer("argmax", {T(kF32, {2, 3}), 2}),
@@ -107,12 +107,12 @@ TEST(SoftmaxShapeTest, KeepsShapeAndNeedsFloating) {
 }
 
 TEST(LayerNormShapeTest, Good) {
-  EXPECT_TRUE(IsMeta(Infer("layer_norm", {T(kF32, {2, 3, 4}), Ints({4})}),
-                     kF32, {2, 3, 4}));
-  EXPECT_TRUE(IsMeta(Infer("layer_norm", {T(kBF16, {2, 3, 4}), Ints({3, 4}),
-                                          T(kBF16, {3, 4}), T(kF32, {3, 4}),
-                                          1e-6}),
-                     kBF16, {2, 3, 4}));
+  EXPECT_TRUE(IsMeta(Infer("layer_norm", {T(kF32, {2, 3, 4}), Ints({4})}), kF32,
+                     {2, 3, 4}));
+  EXPECT_TRUE(
+      IsMeta(Infer("layer_norm", {T(kBF16, {2, 3, 4}), Ints({3, 4}),
+                                  T(kBF16, {3, 4}), T(kF32, {3, 4}), 1e-6}),
+             kBF16, {2, 3, 4}));
   EXPECT_TRUE(IsMeta(
       Infer("layer_norm", {T(kF32, {4}), Ints({4}), None(), T(kF32, {4}), 0}),
       kF32, {4}));
@@ -136,8 +136,8 @@ TEST(LayerNormShapeTest, Bad) {
       "layer_norm: argument 'weight' has shape [2, 3], but it must equal "
       "normalized_shape [3]"));
   EXPECT_TRUE(IsError(
-      Infer("layer_norm", {T(kF32, {2, 3}), Ints({3}), None(), T(kF32, {3}),
-                           -1e-5}),
+      Infer("layer_norm",
+            {T(kF32, {2, 3}), Ints({3}), None(), T(kF32, {3}), -1e-5}),
       "layer_norm: argument 'eps' is -1e-05; it must be a finite number >= "
       "0, such as 1e-05"));
   EXPECT_TRUE(IsInvalid(Infer("layer_norm", {T(kI32, {2, 3}), Ints({3})})));
@@ -149,8 +149,8 @@ TEST(LayerNormShapeTest, Bad) {
 TEST(RmsNormShapeTest, GoodAndBad) {
   EXPECT_TRUE(IsMeta(Infer("rms_norm", {T(kF16, {2, 5, 8}), T(kF16, {8})}),
                      kF16, {2, 5, 8}));
-  EXPECT_TRUE(IsMeta(Infer("rms_norm", {T(kF32, {8}), T(kF32, {8}), 1}), kF32,
-                     {8}));
+  EXPECT_TRUE(
+      IsMeta(Infer("rms_norm", {T(kF32, {8}), T(kF32, {8}), 1}), kF32, {8}));
   EXPECT_TRUE(IsError(Infer("rms_norm", {T(kF32, {2, 3}), T(kF32, {2, 3})}),
                       "rms_norm: argument 'weight' has shape [2, 3], but it "
                       "must be [3]: one scale per element of the last dim of "

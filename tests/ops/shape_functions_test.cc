@@ -1,7 +1,10 @@
 // The core op table, and the shape functions of the creation, unary,
 // binary, compare and where families.
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "absl/status/status.h"
 
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/schema.h"
@@ -29,11 +32,10 @@ TEST(CoreOpsTest, TableListsTheOpSetInOrderWithKinds) {
     if (op.kind == OpKind::kElementwise) elementwise.push_back(s->FullName());
     if (op.kind == OpKind::kView) views.push_back(s->FullName());
   }
-  std::vector<std::string> want = {"fill.Scalar", "copy", "cast", "neg",
-                                   "abs", "relu", "square", "exp", "log",
-                                   "sqrt", "rsqrt", "sin", "cos", "tanh",
-                                   "sigmoid", "silu", "erf", "reciprocal",
-                                   "gelu"};
+  std::vector<std::string> want = {
+      "fill.Scalar", "copy", "cast", "neg",        "abs", "relu", "square",
+      "exp",         "log",  "sqrt", "rsqrt",      "sin", "cos",  "tanh",
+      "sigmoid",     "silu", "erf",  "reciprocal", "gelu"};
   std::vector<std::string> want_elementwise;
   for (const char* op : {"add", "sub", "mul", "div", "pow", "maximum",
                          "minimum", "eq", "ne", "lt", "le", "gt", "ge"}) {
@@ -45,17 +47,59 @@ TEST(CoreOpsTest, TableListsTheOpSetInOrderWithKinds) {
   want.push_back("where");
   want_elementwise.push_back("where");
   for (const char* op :
-       {"sum", "mean", "max", "min", "argmax", "softmax", "log_softmax",
-        "layer_norm", "rms_norm", "matmul", "linear", "conv2d", "reshape",
-        "permute", "transpose", "slice", "expand", "contiguous", "concat",
-        "embedding", "scaled_dot_product_attention"}) {
+       {"sum",         "mean",       "max",
+        "min",         "argmax",     "softmax",
+        "log_softmax", "layer_norm", "rms_norm",
+        "matmul",      "linear",     "conv2d",
+        "reshape",     "permute",    "transpose",
+        "slice",       "expand",     "contiguous",
+        "concat",      "embedding",  "scaled_dot_product_attention"}) {
     want.push_back(op);
   }
   EXPECT_EQ(names, want);
   EXPECT_EQ(elementwise, want_elementwise);
-  EXPECT_EQ(views, (std::vector<std::string>{"reshape", "permute",
-                                             "transpose", "slice",
-                                             "expand"}));
+  EXPECT_EQ(views, (std::vector<std::string>{"reshape", "permute", "transpose",
+                                             "slice", "expand"}));
+}
+
+TEST(ShapeContextTest, AccessorsAndErrorBuilders) {
+  absl::StatusOr<Schema> schema = ParseSchema(
+      "vendor::op.v1(Tensor x, Tensor[] ys, float eps, Scalar s, "
+      "int[] dims, str mode) -> Tensor");
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  const sy_tensor_meta_t inputs[] = {T(kF32, {2}), T(kI32, {3}),
+                                     T(kI32, {4})};
+  const int32_t offsets[] = {0, 1, 3};
+  const int64_t dims[] = {1, -1};
+  sy_attr_t attrs[4] = {};
+  attrs[0].kind = SY_ATTR_INT;  // an int given for a float argument
+  attrs[0].value.i = 3;
+  attrs[1].kind = SY_ATTR_FLOAT;
+  attrs[1].value.f = 0.25;
+  attrs[2].kind = SY_ATTR_INTS;
+  attrs[2].value.ints.data = dims;
+  attrs[2].value.ints.size = 2;
+  attrs[3].kind = SY_ATTR_STRING;
+  attrs[3].value.str.data = "fast";
+  attrs[3].value.str.size = 4;
+  const ShapeContext ctx(*schema, inputs, offsets, attrs);
+  EXPECT_EQ(ctx.num_tensors(0), 1);
+  EXPECT_EQ(ctx.num_tensors(1), 2);
+  EXPECT_EQ(ctx.tensor(1, 1).shape[0], 4);
+  EXPECT_EQ(ctx.float_attr(0), 3.0);
+  EXPECT_EQ(ctx.float_attr(1), 0.25);
+  EXPECT_EQ(ctx.ints_attr(2).size(), 2u);
+  EXPECT_EQ(ctx.string_attr(3), "fast");
+  EXPECT_EQ(ctx.tensor_name(1), "ys");
+  EXPECT_EQ(ctx.attr_name(1), "s");
+  const absl::Status t = ctx.TensorError(1, "is empty");
+  EXPECT_EQ(t.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(t.message()), "vendor::op.v1: argument 'ys' is empty");
+  EXPECT_EQ(std::string(ctx.AttrError(3, "is \"fast\"").message()),
+            "vendor::op.v1: argument 'mode' is \"fast\"");
+  const absl::Status o = ctx.OpError("went wrong");
+  EXPECT_EQ(o.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(o.message()), "vendor::op.v1: went wrong");
 }
 
 // ---- creation ----------------------------------------------------------
@@ -65,10 +109,11 @@ TEST(CreationShapeTest, FillCopyCast) {
   EXPECT_TRUE(IsMeta(Infer("fill.Scalar", {T(kF16, {4}), 0.5}), kF16, {4}));
   EXPECT_TRUE(IsMeta(Infer("fill.Scalar", {T(kBool, {}), 3}), kBool, {}));
   EXPECT_TRUE(IsMeta(Infer("fill.Scalar", {T(kU8, {1}), 255}), kU8, {1}));
-  EXPECT_TRUE(IsMeta(Infer("fill.Scalar", {T(kF32, {1}), 1e300 * 1e300}),
-                     kF32, {1}));  // inf is a float value
+  EXPECT_TRUE(IsMeta(Infer("fill.Scalar", {T(kF32, {1}), 1e300 * 1e300}), kF32,
+                     {1}));  // inf is a float value
   EXPECT_TRUE(IsMeta(Infer("copy", {T(kBF16, {0, 5})}), kBF16, {0, 5}));
-  EXPECT_TRUE(IsMeta(Infer("cast", {T(kF32, {2, 2}), DType(kI8)}), kI8, {2, 2}));
+  EXPECT_TRUE(
+      IsMeta(Infer("cast", {T(kF32, {2, 2}), DType(kI8)}), kI8, {2, 2}));
 }
 
 TEST(CreationShapeTest, FillRefusesValuesTheDTypeCannotHold) {
@@ -150,24 +195,24 @@ TEST(UnaryShapeTest, GeluApproximate) {
 
 // ---- binary ------------------------------------------------------------
 
-const char* const kArith[] = {"add", "sub", "mul", "div", "pow", "maximum",
-                              "minimum"};
+const char* const kArith[] = {"add", "sub",     "mul",    "div",
+                              "pow", "maximum", "minimum"};
 const char* const kCompare[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 
 TEST(BinaryShapeTest, TensorOverloadsBroadcastAndPromote) {
   for (const char* op : kArith) {
     const std::string name = std::string(op) + ".Tensor";
-    EXPECT_TRUE(IsMeta(Infer(name, {T(kF32, {2, 3}), T(kF32, {3})}), kF32,
-                       {2, 3}));
-    EXPECT_TRUE(IsMeta(Infer(name, {T(kI32, {4, 1, 5}), T(kF16, {3, 1})}),
-                       kF16, {4, 3, 5}));
+    EXPECT_TRUE(
+        IsMeta(Infer(name, {T(kF32, {2, 3}), T(kF32, {3})}), kF32, {2, 3}));
+    EXPECT_TRUE(IsMeta(Infer(name, {T(kI32, {4, 1, 5}), T(kF16, {3, 1})}), kF16,
+                       {4, 3, 5}));
     EXPECT_TRUE(IsMeta(Infer(name, {T(kU8, {}), T(kI8, {0})}), kI32, {0}));
     EXPECT_TRUE(IsMeta(Infer(name, {T(kF16, {1}), T(kBF16, {1})}), kF32, {1}));
   }
-  EXPECT_TRUE(IsMeta(Infer("add.Tensor", {T(kBool, {2}), T(kBool, {2})}), kBool,
-                     {2}));
-  EXPECT_TRUE(IsMeta(Infer("sub.Tensor", {T(kBool, {2}), T(kI8, {2})}), kI8,
-                     {2}));
+  EXPECT_TRUE(
+      IsMeta(Infer("add.Tensor", {T(kBool, {2}), T(kBool, {2})}), kBool, {2}));
+  EXPECT_TRUE(
+      IsMeta(Infer("sub.Tensor", {T(kBool, {2}), T(kI8, {2})}), kI8, {2}));
 }
 
 TEST(BinaryShapeTest, BroadcastErrorNamesBothShapesAndTheDim) {
@@ -176,11 +221,12 @@ TEST(BinaryShapeTest, BroadcastErrorNamesBothShapesAndTheDim) {
                       "broadcast with shape [2, 3] of 'a': at dim -1 "
                       "(counting from the end) the sizes are 4 and 3; "
                       "broadcast sizes must be equal or 1"));
-  EXPECT_TRUE(IsError(Infer("mul.Tensor", {T(kF32, {5, 2, 1}), T(kF32, {3, 7})}),
-                      "mul.Tensor: argument 'b' has shape [3, 7], which does "
-                      "not broadcast with shape [5, 2, 1] of 'a': at dim -2 "
-                      "(counting from the end) the sizes are 3 and 2; "
-                      "broadcast sizes must be equal or 1"));
+  EXPECT_TRUE(
+      IsError(Infer("mul.Tensor", {T(kF32, {5, 2, 1}), T(kF32, {3, 7})}),
+              "mul.Tensor: argument 'b' has shape [3, 7], which does "
+              "not broadcast with shape [5, 2, 1] of 'a': at dim -2 "
+              "(counting from the end) the sizes are 3 and 2; "
+              "broadcast sizes must be equal or 1"));
 }
 
 TEST(BinaryShapeTest, BoolOnlyWhereItMeansSomething) {
@@ -230,8 +276,8 @@ TEST(CompareShapeTest, GiveBoolAndBroadcast) {
     const std::string scalar = std::string(op) + ".Scalar";
     EXPECT_TRUE(IsMeta(Infer(tensor, {T(kF32, {2, 1}), T(kI32, {1, 5})}), kBool,
                        {2, 5}));
-    EXPECT_TRUE(IsMeta(Infer(tensor, {T(kBool, {3}), T(kBool, {})}), kBool,
-                       {3}));
+    EXPECT_TRUE(
+        IsMeta(Infer(tensor, {T(kBool, {3}), T(kBool, {})}), kBool, {3}));
     EXPECT_TRUE(IsMeta(Infer(scalar, {T(kI8, {3, 4}), 2.5}), kBool, {3, 4}));
     EXPECT_TRUE(IsInvalid(Infer(tensor, {T(kF32, {2}), T(kF32, {3})})));
   }

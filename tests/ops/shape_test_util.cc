@@ -37,15 +37,23 @@ Value FromDefault(const DefaultValue& d) {
 bool KindFits(ArgKind kind, const Value& v) {
   using K = Value::Kind;
   switch (kind) {
-    case ArgKind::kTensor: return v.kind == K::kTensors && !v.is_list;
-    case ArgKind::kTensorList: return v.kind == K::kTensors && v.is_list;
-    case ArgKind::kInt: return v.kind == K::kInt;
-    case ArgKind::kIntList: return v.kind == K::kInts;
+    case ArgKind::kTensor:
+      return v.kind == K::kTensors && !v.is_list;
+    case ArgKind::kTensorList:
+      return v.kind == K::kTensors && v.is_list;
+    case ArgKind::kInt:
+      return v.kind == K::kInt;
+    case ArgKind::kIntList:
+      return v.kind == K::kInts;
     case ArgKind::kFloat:
-    case ArgKind::kScalar: return v.kind == K::kInt || v.kind == K::kFloat;
-    case ArgKind::kBool: return v.kind == K::kBool;
-    case ArgKind::kString: return v.kind == K::kStr;
-    case ArgKind::kDType: return v.kind == K::kDType;
+    case ArgKind::kScalar:
+      return v.kind == K::kInt || v.kind == K::kFloat;
+    case ArgKind::kBool:
+      return v.kind == K::kBool;
+    case ArgKind::kString:
+      return v.kind == K::kStr;
+    case ArgKind::kDType:
+      return v.kind == K::kDType;
   }
   return false;
 }
@@ -86,7 +94,7 @@ Value DType(sy_dtype_t dtype) {
 }
 
 absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
-                                     const std::vector<Value>& args) {
+                                       const std::vector<Value>& args) {
   // Parsed once: the random tests make thousands of calls.
   static const auto* const ops = [] {
     auto* m = new std::map<std::string, std::pair<const CoreOpDef*, Schema>,
@@ -124,7 +132,8 @@ absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
     const Value& v = values.back();
     const bool none_ok = arg.optional && v.kind == Value::Kind::kNone;
     if (!none_ok && !KindFits(arg.kind, v)) {
-      return absl::InternalError(absl::StrCat("test: bad value for ", arg.name));
+      return absl::InternalError(
+          absl::StrCat("test: bad value for ", arg.name));
     }
   }
   std::vector<sy_tensor_meta_t> inputs;
@@ -139,10 +148,21 @@ absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
     }
     sy_attr_t a{};
     switch (v.kind) {
-      case Value::Kind::kNone: a.kind = SY_ATTR_NONE; break;
-      case Value::Kind::kInt: a.kind = SY_ATTR_INT; a.value.i = v.i; break;
-      case Value::Kind::kFloat: a.kind = SY_ATTR_FLOAT; a.value.f = v.f; break;
-      case Value::Kind::kBool: a.kind = SY_ATTR_BOOL; a.value.b = v.b; break;
+      case Value::Kind::kNone:
+        a.kind = SY_ATTR_NONE;
+        break;
+      case Value::Kind::kInt:
+        a.kind = SY_ATTR_INT;
+        a.value.i = v.i;
+        break;
+      case Value::Kind::kFloat:
+        a.kind = SY_ATTR_FLOAT;
+        a.value.f = v.f;
+        break;
+      case Value::Kind::kBool:
+        a.kind = SY_ATTR_BOOL;
+        a.value.b = v.b;
+        break;
       case Value::Kind::kInts:
         a.kind = SY_ATTR_INTS;
         a.value.ints.data = v.ints.data();
@@ -157,7 +177,8 @@ absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
         a.kind = SY_ATTR_DTYPE;
         a.value.dtype = v.dtype;
         break;
-      case Value::Kind::kTensors: break;
+      case Value::Kind::kTensors:
+        break;
     }
     attrs.push_back(a);
   }
@@ -183,8 +204,8 @@ absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
   const Shape got(r->shape, r->shape + (r->ndim > 0 ? r->ndim : 0));
   if (r->dtype != dtype || got != shape) {
     return ::testing::AssertionFailure()
-           << "got " << DTypeName(r->dtype) << FormatShape(got)
-           << ", want " << DTypeName(dtype) << FormatShape(shape);
+           << "got " << DTypeName(r->dtype) << FormatShape(got) << ", want "
+           << DTypeName(dtype) << FormatShape(shape);
   }
   return ::testing::AssertionSuccess();
 }

@@ -34,11 +34,11 @@ struct Value {
   sy_dtype_t dtype = SY_DTYPE_NONE;
 
   Value() = default;
-  Value(int v) : kind(Kind::kInt), i(v) {}            // NOLINT: implicit
-  Value(int64_t v) : kind(Kind::kInt), i(v) {}        // NOLINT
-  Value(double v) : kind(Kind::kFloat), f(v) {}       // NOLINT
-  Value(bool v) : kind(Kind::kBool), b(v) {}          // NOLINT
-  Value(const sy_tensor_meta_t& t)                    // NOLINT
+  Value(int v) : kind(Kind::kInt), i(v) {}       // NOLINT: implicit
+  Value(int64_t v) : kind(Kind::kInt), i(v) {}   // NOLINT
+  Value(double v) : kind(Kind::kFloat), f(v) {}  // NOLINT
+  Value(bool v) : kind(Kind::kBool), b(v) {}     // NOLINT
+  Value(const sy_tensor_meta_t& t)               // NOLINT
       : kind(Kind::kTensors), tensors{t} {}
 };
 
@@ -53,7 +53,7 @@ Value DType(sy_dtype_t dtype);
 // misuse by the test itself (unknown op, wrong kind) comes back as an
 // Internal status so that it fails every expectation.
 absl::StatusOr<sy_tensor_meta_t> Infer(std::string_view full_name,
-                                     const std::vector<Value>& args);
+                                       const std::vector<Value>& args);
 
 // The result has this dtype and shape.
 ::testing::AssertionResult IsMeta(const absl::StatusOr<sy_tensor_meta_t>& r,

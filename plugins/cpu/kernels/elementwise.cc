@@ -63,7 +63,8 @@ void BinaryRun(float* __restrict out, const float* __restrict a,
     const float x = *a;
     for (int64_t i = 0; i < n; ++i) out[i] = op(x, b[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i * s[0]] = op(a[i * s[1]], b[i * s[2]]);
+    for (int64_t i = 0; i < n; ++i)
+      out[i * s[0]] = op(a[i * s[1]], b[i * s[2]]);
   }
 }
 
@@ -95,8 +96,8 @@ sy_error_t* Binary(const sy_kernel_call_t* call, std::string_view op, Op fn) {
   const float* pb = DataPtr<const float>(b);
   ForEachStridedRun<3>(Shape(out), {out.strides, a.strides, b.strides},
                        [&](const auto& off, int64_t n, const auto& st) {
-                         BinaryRun(po + off[0], pa + off[1], pb + off[2], n,
-                                   st, fn);
+                         BinaryRun(po + off[0], pa + off[1], pb + off[2], n, st,
+                                   fn);
                        });
   return nullptr;
 }

@@ -13,7 +13,7 @@ namespace {
 // block of A (144 KiB) in L2, a KC×NC panel of B (2 MiB) in L3. Measured on
 // a 2 MiB-L2 Xeon; larger L2s gain little from larger blocks.
 constexpr int64_t kKc = 256;
-constexpr int64_t kMc = 144;  // a multiple of every MR
+constexpr int64_t kMc = 144;   // a multiple of every MR
 constexpr int64_t kNc = 2048;  // a multiple of every NR
 constexpr int kMr = 6;
 
@@ -51,16 +51,22 @@ void PackB(ConstMatrix b, int64_t kc, int64_t nc, float* __restrict out) {
 // C tile (mr×nr of it valid) = or += A sliver · B sliver. W floats per
 // vector; the MR×(NR/W) accumulators live in registers.
 template <int NR, int W>
-[[gnu::always_inline]] inline void MicroKernel(
-    int64_t kc, const float* __restrict ap, const float* __restrict bp,
-    float* c, int64_t c_rs, int64_t c_cs, int64_t mr, int64_t nr,
-    bool accumulate) {
+[[gnu::always_inline]] inline void MicroKernel(int64_t kc,
+                                               const float* __restrict ap,
+                                               const float* __restrict bp,
+                                               float* c, int64_t c_rs,
+                                               int64_t c_cs, int64_t mr,
+                                               int64_t nr, bool accumulate) {
   typedef float V __attribute__((vector_size(W * sizeof(float))));
   constexpr int kVecs = NR / W;
   V acc[kMr][kVecs] = {};
   for (int64_t k = 0; k < kc; ++k) {
+    // One load per vector: a single memcpy of the whole sliver is split
+    // into narrower stores and reloaded, which stalls store forwarding.
     V b[kVecs];
-    std::memcpy(b, bp + k * NR, sizeof(b));
+    for (int v = 0; v < kVecs; ++v) {
+      std::memcpy(&b[v], bp + k * NR + v * W, sizeof(V));
+    }
 #pragma GCC unroll 8
     for (int i = 0; i < kMr; ++i) {
       const float a = ap[k * kMr + i];
@@ -83,11 +89,15 @@ template <int NR, int W>
     }
     return;
   }
+  // Edge tiles and strided C go through memory; indexing the vectors with a
+  // variable lane here instead would pin the accumulators to the stack for
+  // the whole k loop.
+  alignas(64) float tile[kMr][NR];
+  std::memcpy(tile, acc, sizeof(tile));
   for (int64_t i = 0; i < mr; ++i) {
     for (int64_t j = 0; j < nr; ++j) {
       float* p = c + i * c_rs + j * c_cs;
-      const float value = acc[i][j / W][j % W];
-      *p = accumulate ? *p + value : value;
+      *p = accumulate ? *p + tile[i][j] : tile[i][j];
     }
   }
 }
@@ -114,14 +124,16 @@ using MacroFn = void (*)(int64_t mc, int64_t nc, int64_t kc, const float* ap,
 
 #if defined(__x86_64__) || defined(__i386__)
 #define SY_CPU_X86 1
-[[gnu::target("avx512f,avx2,fma")]] void MacroAvx512(
-    int64_t mc, int64_t nc, int64_t kc, const float* ap, const float* bp,
-    Matrix c, bool accumulate) {
+[[gnu::target("avx512f,avx2,fma")]] void MacroAvx512(int64_t mc, int64_t nc,
+                                                     int64_t kc,
+                                                     const float* ap,
+                                                     const float* bp, Matrix c,
+                                                     bool accumulate) {
   MacroKernel<32, 16>(mc, nc, kc, ap, bp, c, accumulate);
 }
 [[gnu::target("avx2,fma")]] void MacroAvx2(int64_t mc, int64_t nc, int64_t kc,
-                                            const float* ap, const float* bp,
-                                            Matrix c, bool accumulate) {
+                                           const float* ap, const float* bp,
+                                           Matrix c, bool accumulate) {
   MacroKernel<16, 8>(mc, nc, kc, ap, bp, c, accumulate);
 }
 #endif

@@ -66,22 +66,21 @@ sy_error_t* CheckView(const sy_tensor_view_t& view, std::string_view op,
     overflow = overflow || __builtin_mul_overflow(count, view.shape[d], &count);
   }
   if (overflow && !empty) {
-    return OpError(op, StrCat(arg, " has shape ",
-                              ShapeToString(plugin::Shape(view)),
-                              ", whose element count overflows int64"));
+    return OpError(
+        op, StrCat(arg, " has shape ", ShapeToString(plugin::Shape(view)),
+                   ", whose element count overflows int64"));
   }
   if (view.dtype != dtype) {
     return OpError(op, StrCat(arg, " has dtype ", DtypeName(view.dtype),
-                              " but the cpu plugin implements ", op,
-                              " for ", DtypeName(dtype),
-                              " only; cast the tensor to ",
+                              " but the cpu plugin implements ", op, " for ",
+                              DtypeName(dtype), " only; cast the tensor to ",
                               DtypeName(dtype)));
   }
   if (view.device.device_type != kDlpackCpu) {
-    return OpError(op, StrCat(arg, " is on DLPack device type ",
-                              view.device.device_type,
-                              ", not the cpu device (", kDlpackCpu,
-                              "); copy it to the cpu device first"));
+    return OpError(
+        op, StrCat(arg, " is on DLPack device type ", view.device.device_type,
+                   ", not the cpu device (", kDlpackCpu,
+                   "); copy it to the cpu device first"));
   }
   if (view.data == nullptr && !empty) {
     return OpError(op, StrCat(arg, " has NULL data but ", count,
@@ -96,9 +95,9 @@ sy_error_t* CheckShape(const sy_tensor_view_t& view,
                        std::string_view advice) {
   const std::span<const int64_t> shape = plugin::Shape(view);
   if (std::ranges::equal(shape, expected)) return nullptr;
-  return OpError(op, StrCat(arg, " has shape ", ShapeToString(shape), " but ",
-                            expected_what, " ", ShapeToString(expected), "; ",
-                            advice));
+  return OpError(
+      op, StrCat(arg, " has shape ", ShapeToString(shape), " but ",
+                 expected_what, " ", ShapeToString(expected), "; ", advice));
 }
 
 }  // namespace sy::cpu

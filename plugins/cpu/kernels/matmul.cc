@@ -80,12 +80,13 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
     const int64_t da = ia >= 0 ? a.shape[ia] : 1;
     const int64_t db = ib >= 0 ? b.shape[ib] : 1;
     if (da != db && da != 1 && db != 1) {
-      return OpError(kOp, StrCat("the batch dims of input 'a' ",
-                                 ShapeToString({a.shape, size_t(ma.batch_rank)}),
-                                 " and input 'b' ",
-                                 ShapeToString({b.shape, size_t(mb.batch_rank)}),
-                                 " do not broadcast (", da, " vs ", db,
-                                 "); batch dims must be equal or 1"));
+      return OpError(kOp,
+                     StrCat("the batch dims of input 'a' ",
+                            ShapeToString({a.shape, size_t(ma.batch_rank)}),
+                            " and input 'b' ",
+                            ShapeToString({b.shape, size_t(mb.batch_rank)}),
+                            " do not broadcast (", da, " vs ", db,
+                            "); batch dims must be equal or 1"));
     }
     batch[i] = da == 1 ? db : da;  // 0 against 1 broadcasts to 0
     a_bs[i] = da == 1 ? 0 : a.strides[ia];
@@ -94,11 +95,11 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
   std::vector<int64_t> expected(batch, batch + batch_rank);
   if (a.ndim > 1) expected.push_back(ma.rows);
   if (b.ndim > 1) expected.push_back(mb.cols);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckShape(
-      out, expected, kOp, "output",
-      StrCat("matmul of input 'a' ", ShapeToString(Shape(a)),
-             " and input 'b' ", ShapeToString(Shape(b)), " gives"),
-      "allocate the output from matmul's shape function"));
+  SY_PLUGIN_RETURN_IF_ERROR(
+      CheckShape(out, expected, kOp, "output",
+                 StrCat("matmul of input 'a' ", ShapeToString(Shape(a)),
+                        " and input 'b' ", ShapeToString(Shape(b)), " gives"),
+                 "allocate the output from matmul's shape function"));
 
   const int64_t m = ma.rows, n = mb.cols, k = ma.cols;
   // A dropped dim of the result has size 1, so its stride never matters.
@@ -116,16 +117,14 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
   const float* pb = DataPtr<const float>(b);
   float* pc = DataPtr<float>(out);
   ForEachStridedRun<3>(
-      std::span<const int64_t>(batch, batch_rank),
-      {out.strides, a_bs, b_bs},
+      std::span<const int64_t>(batch, batch_rank), {out.strides, a_bs, b_bs},
       [&](const auto& off, int64_t count, const auto& st) {
         for (int64_t i = 0; i < count; ++i) {
-          gemm.run(m, n, k,
-                   {Offset(pa, off[1] + i * st[1]), ma.row_stride,
-                    ma.col_stride},
-                   {Offset(pb, off[2] + i * st[2]), mb.row_stride,
-                    mb.col_stride},
-                   {Offset(pc, off[0] + i * st[0]), c_rs, c_cs}, scratch);
+          gemm.run(
+              m, n, k,
+              {Offset(pa, off[1] + i * st[1]), ma.row_stride, ma.col_stride},
+              {Offset(pb, off[2] + i * st[2]), mb.row_stride, mb.col_stride},
+              {Offset(pc, off[0] + i * st[0]), c_rs, c_cs}, scratch);
         }
       });
   return nullptr;

@@ -38,8 +38,8 @@ struct SumPlan {
 };
 
 std::string DimsToString(const sy_attr_t& dims) {
-  return ShapeToString({dims.value.ints.data,
-                        static_cast<size_t>(dims.value.ints.size)});
+  return ShapeToString(
+      {dims.value.ints.data, static_cast<size_t>(dims.value.ints.size)});
 }
 
 // schema: sum(Tensor x, int[] dims=[], bool keepdim=False) -> Tensor
@@ -59,10 +59,10 @@ sy_error_t* PlanSum(const sy_kernel_call_t* call, SumPlan* plan) {
   }
   const int64_t count = dims.value.ints.size;
   if (count < 0 || (count > 0 && dims.value.ints.data == nullptr)) {
-    return OpError(kOp, StrCat("attribute 'dims' has size ", count,
-                               " and data ",
-                               static_cast<const void*>(dims.value.ints.data),
-                               "; pass a size >= 0 and its values"));
+    return OpError(kOp,
+                   StrCat("attribute 'dims' has size ", count, " and data ",
+                          static_cast<const void*>(dims.value.ints.data),
+                          "; pass a size >= 0 and its values"));
   }
   // A scalar accepts dim 0 or -1 and reduces nothing, as in PyTorch.
   const int rank = x.ndim;
@@ -70,18 +70,17 @@ sy_error_t* PlanSum(const sy_kernel_call_t* call, SumPlan* plan) {
   for (int64_t i = 0; i < count; ++i) {
     const int64_t d = dims.value.ints.data[i];
     if (d < -bound || d >= bound) {
-      return OpError(kOp, StrCat("attribute 'dims' = ", DimsToString(dims),
-                                 " has dim ", d,
-                                 ", out of range for input 'x' of rank ", rank,
-                                 "; dims must be in [", -bound, ", ",
-                                 bound - 1, "]"));
+      return OpError(
+          kOp, StrCat("attribute 'dims' = ", DimsToString(dims), " has dim ", d,
+                      ", out of range for input 'x' of rank ", rank,
+                      "; dims must be in [", -bound, ", ", bound - 1, "]"));
     }
     if (rank == 0) continue;
     const int64_t wrapped = d < 0 ? d + rank : d;
     if (plan->reduce[wrapped]) {
-      return OpError(kOp, StrCat("attribute 'dims' = ", DimsToString(dims),
-                                 " names dim ", wrapped,
-                                 " more than once; name each dim once"));
+      return OpError(
+          kOp, StrCat("attribute 'dims' = ", DimsToString(dims), " names dim ",
+                      wrapped, " more than once; name each dim once"));
     }
     plan->reduce[wrapped] = true;
   }
@@ -139,19 +138,20 @@ void Accumulate(const sy_tensor_view_t& x, const SumPlan& plan, double* acc) {
     a_strides[i] = acc_strides[order[i]];
   }
   const float* px = DataPtr<const float>(x);
-  ForEachStridedRun<2>(
-      std::span<const int64_t>(shape, rank), {x_strides, a_strides},
-      [&](const auto& off, int64_t n, const auto& st) {
-        const float* in = px + off[0];
-        double* out = acc + off[1];
-        if (st[1] == 0) {
-          *out += SumRun(in, n, st[0]);
-        } else if (st[0] == 1 && st[1] == 1) {
-          for (int64_t i = 0; i < n; ++i) out[i] += in[i];
-        } else {
-          for (int64_t i = 0; i < n; ++i) out[i * st[1]] += in[i * st[0]];
-        }
-      });
+  ForEachStridedRun<2>(std::span<const int64_t>(shape, rank),
+                       {x_strides, a_strides},
+                       [&](const auto& off, int64_t n, const auto& st) {
+                         const float* in = px + off[0];
+                         double* out = acc + off[1];
+                         if (st[1] == 0) {
+                           *out += SumRun(in, n, st[0]);
+                         } else if (st[0] == 1 && st[1] == 1) {
+                           for (int64_t i = 0; i < n; ++i) out[i] += in[i];
+                         } else {
+                           for (int64_t i = 0; i < n; ++i)
+                             out[i * st[1]] += in[i * st[0]];
+                         }
+                       });
 }
 
 sy_error_t* Sum(const sy_kernel_call_t* call) {

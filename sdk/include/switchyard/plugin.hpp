@@ -114,8 +114,10 @@ inline sy_error_t* MakeError(const sy_host_api_t* host, sy_status_code_t code,
                              std::string_view message) noexcept {
   if (host == nullptr || !SY_STRUCT_HAS(host, sy_host_api_t, error_create) ||
       host->error_create == nullptr) {
-    std::fputs("switchyard plugin: MakeError called without a host table "
-               "(call sy::plugin::SetHost in sy_plugin_init)\n", stderr);
+    std::fputs(
+        "switchyard plugin: MakeError called without a host table "
+        "(call sy::plugin::SetHost in sy_plugin_init)\n",
+        stderr);
     std::abort();
   }
   try {
@@ -143,7 +145,8 @@ inline sy_error_t* ExceptionError(const sy_host_api_t* host,
                                   std::string_view detail,
                                   std::string_view advice) noexcept {
   try {
-    return MakeError(host, code, StrCat(where, ": ", what, detail, "; ", advice));
+    return MakeError(host, code,
+                     StrCat(where, ": ", what, detail, "; ", advice));
   } catch (...) {
     return MakeError(host, code, where);
   }
@@ -191,11 +194,11 @@ sy_error_t* Guard(const sy_host_api_t* host, std::string_view where,
 
 // Returns from the enclosing function when `expr`, a sy_error_t*, is an
 // error (non-NULL), handing that error on.
-#define SY_PLUGIN_RETURN_IF_ERROR(expr)           \
-  do {                                            \
-    if (sy_error_t* sy_plugin_error_ = (expr)) {  \
-      return sy_plugin_error_;                    \
-    }                                             \
+#define SY_PLUGIN_RETURN_IF_ERROR(expr)          \
+  do {                                           \
+    if (sy_error_t* sy_plugin_error_ = (expr)) { \
+      return sy_plugin_error_;                   \
+    }                                            \
   } while (false)
 
 // ---- Dtypes --------------------------------------------------------------
@@ -206,6 +209,7 @@ sy_error_t* Guard(const sy_host_api_t* host, std::string_view where,
 // f16 and bf16 have no standard C++20 type and are left out for now.
 template <sy_dtype_t D>
 struct DtypeTraits;
+// clang-format off
 template <> struct DtypeTraits<SY_DTYPE_F32> { using type = float; };
 template <> struct DtypeTraits<SY_DTYPE_F64> { using type = double; };
 template <> struct DtypeTraits<SY_DTYPE_I32> { using type = int32_t; };
@@ -227,8 +231,10 @@ template <> inline constexpr sy_dtype_t kDtypeOf<int64_t> = SY_DTYPE_I64;
 template <> inline constexpr sy_dtype_t kDtypeOf<int8_t> = SY_DTYPE_I8;
 template <> inline constexpr sy_dtype_t kDtypeOf<uint8_t> = SY_DTYPE_U8;
 template <> inline constexpr sy_dtype_t kDtypeOf<bool> = SY_DTYPE_BOOL;
+// clang-format on
 
 // "f32", "bf16", "bool", …; "none" for SY_DTYPE_NONE; "invalid" otherwise.
+// clang-format off
 constexpr std::string_view DtypeName(sy_dtype_t dtype) noexcept {
   switch (dtype) {
     case SY_DTYPE_NONE: return "none";
@@ -244,6 +250,7 @@ constexpr std::string_view DtypeName(sy_dtype_t dtype) noexcept {
     default: return "invalid";
   }
 }
+// clang-format on
 
 // Bytes per element of a single-lane dtype (bits / 8); 0 for SY_DTYPE_NONE.
 constexpr size_t DtypeSize(sy_dtype_t dtype) noexcept {
@@ -290,8 +297,7 @@ template <class T>
 T* DataPtr(const sy_tensor_view_t& view) noexcept {
   using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
   if (view.data == nullptr) return nullptr;
-  return reinterpret_cast<T*>(static_cast<Byte*>(view.data) +
-                              view.byte_offset);
+  return reinterpret_cast<T*>(static_cast<Byte*>(view.data) + view.byte_offset);
 }
 
 // "[2, 3]"; "[]" for rank 0. For error messages.
@@ -391,10 +397,10 @@ struct KernelSpec {
 // Errors: INVALID_ARGUMENT naming the entry when a spec has no fn or more
 // than INT32_MAX dtypes; FAILED_PRECONDITION when the host table lacks
 // register_kernel; RESOURCE_EXHAUSTED when copying the strings fails.
-inline sy_error_t* RegisterKernels(const sy_host_api_t* host,
-                                   sy_host_context_t* context,
-                                   std::string_view device_type,
-                                   std::span<const KernelSpec> kernels) noexcept {
+inline sy_error_t* RegisterKernels(
+    const sy_host_api_t* host, sy_host_context_t* context,
+    std::string_view device_type,
+    std::span<const KernelSpec> kernels) noexcept {
   return internal::GuardWith(host, "RegisterKernels", [&]() -> sy_error_t* {
     if (!SY_STRUCT_HAS(host, sy_host_api_t, register_kernel) ||
         host->register_kernel == nullptr) {

@@ -23,8 +23,9 @@ class CpuPluginTest : public ::testing::Test {
     ASSERT_TRUE(status.ok()) << status.message;
     device_ = host_->FindDevice("cpu");
     ASSERT_NE(device_, nullptr);
-    ASSERT_TRUE(TakeError(device_->stream_create(device_->device_data, 0,
-                                                 &stream_)).ok());
+    ASSERT_TRUE(
+        TakeError(device_->stream_create(device_->device_data, 0, &stream_))
+            .ok());
   }
 
   void TearDown() override {
@@ -55,7 +56,8 @@ class CpuPluginTest : public ::testing::Test {
 inline ::testing::AssertionResult Near(double got, double want, double rel,
                                        double scale = -1.0) {
   if (scale < 0.0) scale = std::fabs(want);
-  if (std::isnan(want) ? std::isnan(got) : std::fabs(got - want) <= rel * scale) {
+  if (std::isnan(want) ? std::isnan(got)
+                       : std::fabs(got - want) <= rel * scale) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure()

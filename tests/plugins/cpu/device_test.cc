@@ -52,8 +52,8 @@ TEST_F(CpuDeviceTest, DescribesTheHost) {
   ASSERT_EQ(uname(&uts), 0);
   EXPECT_STREQ(p.driver_version, uts.release);
   EXPECT_GT(p.total_memory_bytes, 0u);
-  EXPECT_EQ(p.compute_units,
-            static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(p.compute_units, static_cast<int32_t>(std::max(
+                                 1u, std::thread::hardware_concurrency())));
 }
 
 TEST_F(CpuDeviceTest, RejectsBadPropertyArguments) {
@@ -90,8 +90,8 @@ TEST_F(CpuDeviceTest, AllocatesAlignedUniqueBlocks) {
           TakeError(device_->allocate(self(), 0, size, alignment, &p)).ok());
       ASSERT_NE(p, nullptr);
       EXPECT_TRUE(seen.insert(p).second) << "size " << size;
-      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) %
-                    std::max<size_t>(64, alignment), 0u);
+      EXPECT_EQ(
+          reinterpret_cast<uintptr_t>(p) % std::max<size_t>(64, alignment), 0u);
       std::memset(p, 0x5a, size);  // ASan checks the block is this large
     }
   }
@@ -111,10 +111,10 @@ TEST_F(CpuDeviceTest, RejectsBadAllocations) {
   EXPECT_EQ(p, nullptr);
   status = TakeError(device_->allocate(self(), 0, SIZE_MAX - 8, 0, &p));
   EXPECT_EQ(status.code, SY_STATUS_RESOURCE_EXHAUSTED);
-  EXPECT_EQ(status.message, "cpu device: allocate: " +
-                                std::to_string(SIZE_MAX - 8) +
-                                " bytes is more than the host can address; "
-                                "allocate less");
+  EXPECT_EQ(status.message,
+            "cpu device: allocate: " + std::to_string(SIZE_MAX - 8) +
+                " bytes is more than the host can address; "
+                "allocate less");
   status = TakeError(device_->allocate(self(), 2, 16, 0, &p));
   EXPECT_EQ(status.code, SY_STATUS_OUT_OF_RANGE);
   EXPECT_EQ(status.message,
@@ -157,8 +157,8 @@ TEST_F(CpuDeviceTest, CopiesAndSetsImmediately) {
                             self(), stream_, static_cast<uint8_t*>(dev) + 8,
                             dev, 128, SY_COPY_DEVICE_TO_DEVICE))
                   .ok());
-  ASSERT_TRUE(TakeError(device_->memset_async(self(), stream_, dev, 0x1ab, 4))
-                  .ok());
+  ASSERT_TRUE(
+      TakeError(device_->memset_async(self(), stream_, dev, 0x1ab, 4)).ok());
   ASSERT_TRUE(TakeError(device_->memcpy_async(self(), stream_, back.data(), dev,
                                               256, SY_COPY_DEVICE_TO_HOST))
                   .ok());
@@ -181,8 +181,7 @@ TEST_F(CpuDeviceTest, CopiesAndSetsImmediately) {
 
 TEST_F(CpuDeviceTest, RejectsBadCopies) {
   char a[4] = {}, b[4] = {};
-  Status status =
-      TakeError(device_->memcpy_async(self(), stream_, a, b, 4, 3));
+  Status status = TakeError(device_->memcpy_async(self(), stream_, a, b, 4, 3));
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
             "cpu device: memcpy_async: kind 3 is not a sy_copy_kind_t; pass "
@@ -194,8 +193,8 @@ TEST_F(CpuDeviceTest, RejectsBadCopies) {
   EXPECT_EQ(status.message,
             "cpu device: memcpy_async: dst is NULL with size 4; pass valid "
             "buffers or size 0");
-  status = TakeError(device_->memcpy_async(self(), nullptr, a, b, 4,
-                                           SY_COPY_HOST_TO_DEVICE));
+  status = TakeError(
+      device_->memcpy_async(self(), nullptr, a, b, 4, SY_COPY_HOST_TO_DEVICE));
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
             "cpu device: memcpy_async: stream is NULL; create one with "
@@ -238,8 +237,7 @@ TEST_F(CpuDeviceTest, TimesEvents) {
   ASSERT_TRUE(TakeError(device_->event_create(self(), 0, &start)).ok());
   ASSERT_TRUE(TakeError(device_->event_create(self(), 0, &end)).ok());
   float ms = -1.0f;
-  Status status =
-      TakeError(device_->event_elapsed_ms(self(), start, end, &ms));
+  Status status = TakeError(device_->event_elapsed_ms(self(), start, end, &ms));
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_EQ(status.message,
             "cpu device: event_elapsed_ms: start was never recorded; call "

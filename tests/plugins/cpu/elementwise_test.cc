@@ -62,10 +62,9 @@ const Layouts kLayouts[] = {
     {Layout::kContiguous, Layout::kContiguous, Layout::kPadded},
 };
 
-class ElementwiseTest
-    : public CpuPluginTest,
-      public ::testing::WithParamInterface<
-          std::tuple<OpInfo, ShapeCase, Layouts>> {};
+class ElementwiseTest : public CpuPluginTest,
+                        public ::testing::WithParamInterface<
+                            std::tuple<OpInfo, ShapeCase, Layouts>> {};
 
 TEST_P(ElementwiseTest, MatchesFloat64Reference) {
   const auto& [info, shapes, layouts] = GetParam();
@@ -97,8 +96,9 @@ std::string CaseName(
   name += "_b";
   for (int64_t d : shapes.b) name += std::to_string(d);
   const auto& [la, lb, lo] = layouts;
-  return name + "_" + LayoutName(la).substr(0, 1) + LayoutName(lb).substr(0, 1) +
-         LayoutName(lo).substr(0, 1) + "_" + std::to_string(p.index);
+  return name + "_" + LayoutName(la).substr(0, 1) +
+         LayoutName(lb).substr(0, 1) + LayoutName(lo).substr(0, 1) + "_" +
+         std::to_string(p.index);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ElementwiseTest,

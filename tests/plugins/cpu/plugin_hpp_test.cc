@@ -1,8 +1,6 @@
 // sy::plugin helpers (sdk/include/switchyard/plugin.hpp) that the cpu plugin
 // is built on, exercised against the test host's table. They belong to the
 // SDK; these tests can move to tests/sdk/ when that suite exists.
-#include "switchyard/plugin.hpp"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "switchyard/plugin.hpp"
 #include "test_host.h"
 
 namespace sy::testing {
@@ -26,25 +25,25 @@ class PluginHppTest : public ::testing::Test {
 
 TEST_F(PluginHppTest, MakeErrorCopiesTheMessage) {
   std::string text = "first";
-  const Status status = TakeError(
-      plugin::MakeError(SY_STATUS_NOT_FOUND, std::string_view(text).substr(0, 3)));
+  const Status status = TakeError(plugin::MakeError(
+      SY_STATUS_NOT_FOUND, std::string_view(text).substr(0, 3)));
   EXPECT_EQ(status.code, SY_STATUS_NOT_FOUND);
   EXPECT_EQ(status.message, "fir");
 }
 
 TEST_F(PluginHppTest, StrCatFormatsEveryKind) {
   const char* null = nullptr;
-  EXPECT_EQ(plugin::StrCat("a", std::string("b"), std::string_view("c"), 'd',
-                           1, -2LL, 3u, true, 0.5, null),
+  EXPECT_EQ(plugin::StrCat("a", std::string("b"), std::string_view("c"), 'd', 1,
+                           -2LL, 3u, true, 0.5, null),
             "abcd1-23true0.5(null)");
 }
 
 TEST_F(PluginHppTest, GuardTurnsExceptionsIntoErrors) {
-  EXPECT_EQ(plugin::Guard("w", [] { return static_cast<sy_error_t*>(nullptr); }),
-            nullptr);
-  Status s = TakeError(plugin::Guard("cpu plugin: x", []() -> sy_error_t* {
-    throw std::bad_alloc();
-  }));
+  EXPECT_EQ(
+      plugin::Guard("w", [] { return static_cast<sy_error_t*>(nullptr); }),
+      nullptr);
+  Status s = TakeError(plugin::Guard(
+      "cpu plugin: x", []() -> sy_error_t* { throw std::bad_alloc(); }));
   EXPECT_EQ(s.code, SY_STATUS_RESOURCE_EXHAUSTED);
   EXPECT_EQ(s.message,
             "cpu plugin: x: out of memory; free memory or use smaller tensors");
@@ -55,7 +54,8 @@ TEST_F(PluginHppTest, GuardTurnsExceptionsIntoErrors) {
   EXPECT_EQ(s.message,
             "cpu plugin: x: unexpected C++ exception: boom; this is a bug in "
             "the plugin; report it");
-  s = TakeError(plugin::Guard("cpu plugin: x", []() -> sy_error_t* { throw 42; }));
+  s = TakeError(
+      plugin::Guard("cpu plugin: x", []() -> sy_error_t* { throw 42; }));
   EXPECT_EQ(s.code, SY_STATUS_INTERNAL);
   EXPECT_EQ(s.message,
             "cpu plugin: x: unknown C++ exception; this is a bug in the "
@@ -108,7 +108,7 @@ struct StridedRun {
 
 template <size_t N>
 std::vector<StridedRun> Walk(std::vector<int64_t> shape,
-                      std::array<std::vector<int64_t>, N> strides) {
+                             std::array<std::vector<int64_t>, N> strides) {
   std::array<const int64_t*, N> ptrs;
   for (size_t k = 0; k < N; ++k) ptrs[k] = strides[k].data();
   std::vector<StridedRun> runs;
@@ -127,10 +127,12 @@ TEST(ForEachStridedRunTest, MergesDenseOperandsIntoOneRun) {
 TEST(ForEachStridedRunTest, WalksStridedAndBroadcastOperands) {
   // Output dense [2, 3]; input broadcast from [3] (stride 0 on dim 0).
   EXPECT_THAT(Walk<2>({2, 3}, {{{3, 1}, {0, 1}}}),
-              ElementsAre(StridedRun{{0, 0}, 3, {1, 1}}, StridedRun{{3, 0}, 3, {1, 1}}));
+              ElementsAre(StridedRun{{0, 0}, 3, {1, 1}},
+                          StridedRun{{3, 0}, 3, {1, 1}}));
   // A transposed input: runs follow the output's order.
   EXPECT_THAT(Walk<2>({2, 2}, {{{2, 1}, {1, 2}}}),
-              ElementsAre(StridedRun{{0, 0}, 2, {1, 2}}, StridedRun{{2, 1}, 2, {1, 2}}));
+              ElementsAre(StridedRun{{0, 0}, 2, {1, 2}},
+                          StridedRun{{2, 1}, 2, {1, 2}}));
 }
 
 TEST(ForEachStridedRunTest, HandlesRankZeroEmptyAndSizeOneDims) {
@@ -154,8 +156,8 @@ TEST_F(PluginHppTest, RegisterKernelsStopsAtTheFirstError) {
       {"relu", "k2", kF32, 0, NoKernel},
   };
   // Outside `load` the host refuses, and the first refusal is returned.
-  Status s = TakeError(
-      plugin::RegisterKernels(host_.api(), nullptr, "cpu", specs));
+  Status s =
+      TakeError(plugin::RegisterKernels(host_.api(), nullptr, "cpu", specs));
   EXPECT_EQ(s.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_EQ(s.message, "not loading");
   // A spec without a function is refused before the host sees it.

@@ -18,15 +18,27 @@ struct SumCase {
 };
 
 const SumCase kCases[] = {
-    {{}, {}},           {{}, {0}},          {{}, {-1}},
-    {{5}, {}},          {{5}, {0}},         {{5}, {-1}},
-    {{0}, {}},          {{0, 3}, {0}},      {{3, 0}, {0}},
-    {{3, 4}, {}},       {{3, 4}, {0}},      {{3, 4}, {1}},
-    {{3, 4}, {1, 0}},   {{2, 3, 4}, {1}},   {{2, 3, 4}, {0, 2}},
-    {{2, 3, 4}, {-1}},  {{2, 3, 4}, {-3, -2}},
+    {{}, {}},
+    {{}, {0}},
+    {{}, {-1}},
+    {{5}, {}},
+    {{5}, {0}},
+    {{5}, {-1}},
+    {{0}, {}},
+    {{0, 3}, {0}},
+    {{3, 0}, {0}},
+    {{3, 4}, {}},
+    {{3, 4}, {0}},
+    {{3, 4}, {1}},
+    {{3, 4}, {1, 0}},
+    {{2, 3, 4}, {1}},
+    {{2, 3, 4}, {0, 2}},
+    {{2, 3, 4}, {-1}},
+    {{2, 3, 4}, {-3, -2}},
     {{4, 1, 5, 3}, {1, 3}},
     {{2, 3, 2, 3, 2}, {0, 2, 4}},
-    {{37, 129}, {0}},   {{37, 129}, {1}},
+    {{37, 129}, {0}},
+    {{37, 129}, {1}},
 };
 
 void PrintTo(const SumCase& c, std::ostream* os) {
@@ -43,8 +55,10 @@ std::vector<int64_t> ReducedShape(const SumCase& c, bool keepdim,
   }
   std::vector<int64_t> out;
   for (int d = 0; d < rank; ++d) {
-    if (!(*reduce)[d]) out.push_back(c.shape[d]);
-    else if (keepdim) out.push_back(1);
+    if (!(*reduce)[d])
+      out.push_back(c.shape[d]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -97,8 +111,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(kCases), ::testing::Bool(),
                        ::testing::Values(Layout::kContiguous,
                                          Layout::kTransposed, Layout::kPadded),
-                       ::testing::Values(Layout::kContiguous,
-                                         Layout::kPadded)),
+                       ::testing::Values(Layout::kContiguous, Layout::kPadded)),
     SumName);
 
 using SumSpecialTest = CpuPluginTest;
@@ -125,9 +138,8 @@ TEST_F(SumSpecialTest, SixteenMillionElementsStayAccurate) {
   double want = 0.0;
   for (int64_t i = 0; i < n; ++i) want += x.at({&i, 1});
   TestTensor out = TestTensor::Make({});
-  ASSERT_TRUE(Run("sum", {x.view()}, out.view(),
-                  {IntsAttr({}), BoolAttr(false)})
-                  .ok());
+  ASSERT_TRUE(
+      Run("sum", {x.view()}, out.view(), {IntsAttr({}), BoolAttr(false)}).ok());
   EXPECT_TRUE(Near(out.at({}), want, 1e-5));
 }
 
@@ -144,7 +156,8 @@ TEST_F(SumErrorTest, RejectsBadDims) {
             "cpu plugin: sum: attribute 'dims' = [1, 2] has dim 2, out of "
             "range for input 'x' of rank 2; dims must be in [-2, 1]");
   dims = {1, -1};
-  status = Run("sum", {x.view()}, out.view(), {IntsAttr(dims), BoolAttr(false)});
+  status =
+      Run("sum", {x.view()}, out.view(), {IntsAttr(dims), BoolAttr(false)});
   EXPECT_EQ(status.message,
             "cpu plugin: sum: attribute 'dims' = [1, -1] names dim 1 more than "
             "once; name each dim once");
@@ -159,8 +172,8 @@ TEST_F(SumErrorTest, RejectsBadDims) {
 TEST_F(SumErrorTest, RejectsAttributesOfTheWrongKind) {
   const TestTensor x = TestTensor::Random({2, 3}, 1);
   TestTensor out = TestTensor::Make({});
-  Status status = Run("sum", {x.view()}, out.view(),
-                      {BoolAttr(true), BoolAttr(false)});
+  Status status =
+      Run("sum", {x.view()}, out.view(), {BoolAttr(true), BoolAttr(false)});
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
             "cpu plugin: sum: attributes have kinds 3 and 3 but sum takes an "

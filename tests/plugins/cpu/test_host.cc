@@ -127,8 +127,7 @@ sy_error_t* TestHost::RegisterSchema(sy_host_context_t* context,
   if (Loading(context) == nullptr) {
     return HostError(SY_STATUS_FAILED_PRECONDITION, "not loading");
   }
-  return HostError(SY_STATUS_UNIMPLEMENTED,
-                   "the test host takes no schemas");
+  return HostError(SY_STATUS_UNIMPLEMENTED, "the test host takes no schemas");
 }
 
 sy_error_t* TestHost::RegisterKernel(sy_host_context_t* context,
@@ -170,8 +169,7 @@ sy_error_t* TestHost::RegisterDevice(sy_host_context_t* context,
       device->device_type == nullptr) {
     return HostError(SY_STATUS_INVALID_ARGUMENT, "malformed device table");
   }
-  runtime->host->devices_.push_back(
-      {runtime->id, device->device_type, device});
+  runtime->host->devices_.push_back({runtime->id, device->device_type, device});
   return nullptr;
 }
 

@@ -8,9 +8,12 @@ namespace sy::testing {
 
 std::string LayoutName(Layout layout) {
   switch (layout) {
-    case Layout::kContiguous: return "contiguous";
-    case Layout::kTransposed: return "transposed";
-    case Layout::kPadded: return "padded";
+    case Layout::kContiguous:
+      return "contiguous";
+    case Layout::kTransposed:
+      return "transposed";
+    case Layout::kPadded:
+      return "padded";
   }
   return "?";
 }
@@ -48,7 +51,8 @@ TestTensor TestTensor::Random(std::vector<int64_t> shape, uint32_t seed,
   TestTensor t = Make(std::move(shape), layout);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
-  ForEachIndex(t.shape_, [&](std::span<const int64_t> i) { t.set(i, dist(rng)); });
+  ForEachIndex(t.shape_,
+               [&](std::span<const int64_t> i) { t.set(i, dist(rng)); });
   return t;
 }
 
