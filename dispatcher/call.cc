@@ -30,9 +30,14 @@ void BroadcastStrides(const Tensor& input, const sy_tensor_meta_t& out,
   }
 }
 
+// A plain loop: ranks are tiny, and std::equal on int64 becomes a memcmp
+// call that costs more than the comparison.
 bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
-  return t.ndim() == meta.ndim &&
-         std::equal(t.shape().begin(), t.shape().end(), meta.shape);
+  if (t.ndim() != meta.ndim) return false;
+  for (int d = 0; d < meta.ndim; ++d) {
+    if (t.shape()[d] != meta.shape[d]) return false;
+  }
+  return true;
 }
 
 bool SharesStorage(const Tensor& a, const Tensor& b) {
@@ -42,9 +47,7 @@ bool SharesStorage(const Tensor& a, const Tensor& b) {
 absl::Status CheckOutput(const OpDef& op, const BoundCall& bound, int i,
                          const Tensor& out) {
   const sy_tensor_meta_t& want = bound.outputs[i];
-  const bool same_shape =
-      out.defined() && out.ndim() == want.ndim &&
-      std::equal(out.shape().begin(), out.shape().end(), want.shape);
+  const bool same_shape = out.defined() && SameShape(out, want);
   if (!out.defined() || out.dtype() != want.dtype || !same_shape ||
       &out.device() != bound.device) {
     std::vector<int64_t> shape(want.shape, want.shape + want.ndim);
@@ -71,15 +74,15 @@ absl::Status RunKernel(const BoundCall& bound, const DispatchSlot& slot,
   const OpDef& op = *bound.op;
   const size_t n = bound.tensors.size();
   SmallVector<sy_tensor_view_t, kInlineTensors> views;
-  views.resize(n);
-  // Broadcast strides for elementwise ops live here, one row per input.
+  // Broadcast strides for elementwise ops live here, one row per input
+  // that needs them (only those whose shape differs from the output's).
   SmallVector<int64_t, kInlineTensors * SY_MAX_RANK> strides;
   const bool elementwise = op.kind() == OpKind::kElementwise;
-  if (elementwise) strides.resize(n * SY_MAX_RANK);
   for (size_t i = 0; i < n; ++i) {
-    views[i] = bound.tensors[i]->view();
+    views.push_back(bound.tensors[i]->view());
     if (elementwise && !SameShape(*bound.tensors[i], bound.outputs[0])) {
       const sy_tensor_meta_t& out = bound.outputs[0];
+      if (strides.empty()) strides.resize(n * SY_MAX_RANK);
       int64_t* row = strides.data() + i * SY_MAX_RANK;
       BroadcastStrides(*bound.tensors[i], out, row);
       views[i].ndim = out.ndim;
@@ -88,8 +91,7 @@ absl::Status RunKernel(const BoundCall& bound, const DispatchSlot& slot,
     }
   }
   SmallVector<sy_tensor_view_t, 2> out_views;
-  out_views.resize(outputs.size());
-  for (size_t i = 0; i < outputs.size(); ++i) out_views[i] = outputs[i].view();
+  for (const Tensor& out : outputs) out_views.push_back(out.view());
 
   sy_kernel_call_t call;
   call.struct_size = sizeof(call);

@@ -12,7 +12,7 @@
 namespace sy {
 
 Storage::Storage(Device& device, MemoryBlock block, size_t bytes)
-    : device_(&device), block_(block), bytes_(bytes) {
+    : device_(&device), dl_device_(device.dl_device()), block_(block), bytes_(bytes) {
   if (PluginInstance* plugin = device_->type().plugin()) plugin->RetainObject();
 }
 
@@ -115,18 +115,6 @@ bool Tensor::is_contiguous() const {
     expected *= impl_->meta.shape[d];
   }
   return true;
-}
-
-sy_tensor_view_t Tensor::view() const {
-  sy_tensor_view_t v;
-  v.data = impl_->storage->data();
-  v.device = device().dl_device();
-  v.ndim = impl_->meta.ndim;
-  v.dtype = impl_->meta.dtype;
-  v.shape = impl_->meta.shape;
-  v.strides = impl_->strides;
-  v.byte_offset = impl_->byte_offset;
-  return v;
 }
 
 std::string Tensor::Describe() const {

@@ -32,12 +32,14 @@ class Storage
 
   Device& device() const { return *device_; }
   void* data() const { return block_.ptr; }
+  sy_device_t dl_device() const { return dl_device_; }
   size_t size() const { return bytes_; }
 
  private:
   Storage(Device& device, MemoryBlock block, size_t bytes);
 
   Device* device_;
+  sy_device_t dl_device_;  // cached: read on every kernel call
   MemoryBlock block_;
   size_t bytes_;
 };
@@ -92,7 +94,12 @@ class Tensor {
   }
 
   // The ABI view; shape/strides point into this tensor, valid while it lives.
-  sy_tensor_view_t view() const;
+  sy_tensor_view_t view() const {
+    return sy_tensor_view_t{impl_->storage->data(), impl_->storage->dl_device(),
+                            impl_->meta.ndim,       impl_->meta.dtype,
+                            impl_->meta.shape,      impl_->strides,
+                            impl_->byte_offset};
+  }
 
   // "f32[2, 3] on cpu:0" for messages.
   std::string Describe() const;
