@@ -24,6 +24,14 @@
  * its last field. A reader uses a field only when struct_size covers it
  * (SY_STRUCT_HAS) and, for function slots, when it is non-NULL.
  *
+ * Out-structs the host passes for the plugin to fill (sy_device_properties_t)
+ * carry the host's struct_size; the plugin writes only the fields it covers.
+ *
+ * Across majors, sy_host_api_t keeps its first six fields (through
+ * error_create) where they are, so a plugin can refuse a host of another
+ * major in words. The loader also reads the major from the manifest and
+ * refuses a mismatch before the library is opened.
+ *
  * Note [Frozen value types]: sy_device_t, sy_tensor_view_t, sy_tensor_meta_t
  * and sy_attr_t carry no struct_size. They travel by value or in arrays on
  * every call, and sy_tensor_view_t must keep DLPack's DLTensor layout, so they
@@ -45,8 +53,10 @@
  *   destroys it with host->error_destroy. NULL means success.
  *
  * ===== Threads ============================================================
- * sy_plugin_init, `load` and `unload` run on one thread with no other call
- * into the plugin in flight. Kernels, shape functions and device
+ * sy_plugin_init and `unload` run with no other call into the plugin in
+ * flight. `load` runs on one thread, but another runtime in the process may
+ * be running the plugin's kernels meanwhile, so `load` must not disturb
+ * state that kernels read. Kernels, shape functions and device
  * functions may be called from any thread, concurrently; a plugin protects
  * its own shared state. Calls on one stream are issued in order by the host.
  *
@@ -112,8 +122,9 @@ typedef enum sy_log_level_t {
 /* ---- Tensor views --------------------------------------------------------
  * Exactly DLPack's DLTensor layout (frozen; see Note [Frozen value types]).
  * `shape` and `strides` point at `ndim` int64 each, borrowed for the call;
- * strides count elements, never NULL. `data + byte_offset` is the address of
- * the element at index (0, …, 0). Rank 0 is a scalar (ndim 0); a zero in the
+ * strides count elements, are never negative, and are never NULL;
+ * byte_offset is a multiple of the element size. `data + byte_offset` is the
+ * address of the element at index (0, …, 0). Rank 0 is a scalar (ndim 0); a zero in the
  * shape is an empty tensor whose data pointer may be anything. */
 typedef struct sy_tensor_view_t {
   void* data;
@@ -190,7 +201,7 @@ typedef struct sy_shape_call_t {
 typedef sy_error_t* (*sy_shape_fn)(const sy_shape_call_t* call);
 
 /* A schema a plugin adds, in its own namespace ("vendor::op(...) -> ...").
- * Schema text follows docs/architecture.md#schemas. */
+ * Schema text follows docs/architecture.md#schema-text. */
 typedef struct sy_schema_desc_t {
   size_t struct_size;
   void* extension;
@@ -281,7 +292,10 @@ typedef struct sy_device_properties_t {
 
 /* A device type a plugin provides. Every slot is required in 1.0. `self` is
  * `device_data`, passed back to each function. Device indices run from 0 to
- * device_count-1. Memory from `allocate` is only ever touched through this
+ * device_count-1. The host never allocates size 0 (it rounds up), always
+ * passes a power-of-two alignment of at least 64, never frees NULL, always
+ * passes a stream it created, and passes memset values 0..255. Elapsed time
+ * between events that were not both recorded is FAILED_PRECONDITION. Memory from `allocate` is only ever touched through this
  * table and the plugin's own kernels. Host pointers given to the *_async
  * functions stay valid until the stream is synchronized or an event recorded
  * after the copy has completed. */
@@ -382,7 +396,9 @@ typedef struct sy_plugin_api_t {
  * Receives the host's table; stores a pointer to the plugin's static table
  * in *out_plugin (plugin-owned, valid until the library is closed). Does no
  * registration: the host checks versions first, then calls `load`. Runs
- * once per process for each loaded copy of the library.
+ * once per process for each loaded copy of the library. Returning NULL
+ * without setting *out_plugin is a failure too (for when even the host
+ * table is unusable).
  * Returns NULL on success or an error (e.g. "this plugin needs ABI 1.3"). */
 typedef sy_error_t* (*sy_plugin_init_fn)(const sy_host_api_t* host,
                                          const sy_plugin_api_t** out_plugin);
