@@ -154,8 +154,9 @@ absl::Status CopyResults(Runtime& runtime, const OpDef& op,
           "runs as a decomposition here, which writes only contiguous "
           "outputs; pass a contiguous output or let the op allocate it"));
     }
-    OpHandle contiguous = runtime.FindOp("contiguous").value();
-    absl::StatusOr<std::vector<Tensor>> dense = runtime.Call(contiguous, {results[i]});
+    absl::StatusOr<OpHandle> contiguous = runtime.FindOp("contiguous");
+    if (!contiguous.ok()) return contiguous.status();
+    absl::StatusOr<std::vector<Tensor>> dense = runtime.Call(*contiguous, {results[i]});
     if (!dense.ok()) return dense.status();
     absl::Status status = outputs[i].device().CopyAsync(
         outputs[i].data(), (*dense)[0].data(), outputs[i].nbytes(),
@@ -198,6 +199,11 @@ static absl::Status Execute(Runtime& runtime, OpHandle handle,
   }
 
   if (op->kind() == OpKind::kView) {
+    if (op->view_fn() == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          op->full_name(), " is marked as a view op but the core has no view "
+          "function for it; this is a Switchyard bug, please report it"));
+    }
     absl::StatusOr<Tensor> view = op->view_fn()(
         runtime, *bound.tensors[0], bound.context(), bound.outputs[0]);
     if (!view.ok()) return view.status();

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dispatcher/error.h"
+#include "dispatcher/ops/dtype.h"
 
 namespace sy {
 namespace {
@@ -90,11 +91,15 @@ absl::Status OpDef::InferShapes(const ShapeContext& ctx,
       absl::StrCat(full_name_, " (shape function of plugin '", owner_, "')"));
   if (!status.ok()) return status;
   for (const sy_tensor_meta_t& out : outputs) {
-    if (out.ndim < 0 || out.ndim > SY_MAX_RANK) {
+    bool sizes_ok = out.ndim >= 0 && out.ndim <= SY_MAX_RANK;
+    for (int d = 0; sizes_ok && d < out.ndim; ++d) sizes_ok = out.shape[d] >= 0;
+    if (!sizes_ok || !IsValidDType(out.dtype)) {
       return absl::InternalError(absl::StrCat(
           full_name_, ": the shape function of plugin '", owner_,
-          "' produced rank ", out.ndim, " (allowed 0..", SY_MAX_RANK,
-          "); report this to the plugin's author"));
+          "' produced an invalid result (rank ", out.ndim, ", dtype 0x",
+          absl::Hex(out.dtype), "; ranks are 0..", SY_MAX_RANK,
+          ", sizes >= 0, dtypes one of the nine core dtypes); report this "
+          "to the plugin's author"));
     }
   }
   return absl::OkStatus();
