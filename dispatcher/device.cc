@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "dispatcher/error.h"
+#include "dispatcher/identifier.h"
 #include "dispatcher/log.h"
 #include "dispatcher/plugin_instance.h"
 
@@ -16,16 +17,6 @@ namespace {
 
 std::string PluginName(const PluginInstance* plugin) {
   return plugin != nullptr ? plugin->name() : std::string("<core>");
-}
-
-bool IsIdentifier(absl::string_view name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    if (!(absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_')) {
-      return false;
-    }
-  }
-  return !absl::ascii_isdigit(name[0]);
 }
 
 std::string CopyString(const char* s) { return s != nullptr ? s : ""; }
@@ -115,7 +106,7 @@ absl::Status ValidateDeviceApi(const sy_device_api_t* api) {
         " bytes; rebuild the plugin against the Switchyard SDK"));
   }
   std::string name = CopyString(api->device_type);
-  if (!IsIdentifier(name)) {
+  if (!IsLowercaseIdentifier(name)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "register_device: device_type '", name,
         "' is not a lowercase identifier ([a-z_][a-z0-9_]*, at most 64)"));

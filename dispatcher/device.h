@@ -47,6 +47,7 @@ class Device {
   sy_stream_t stream() const { return stream_; }
   sy_device_t dl_device() const { return dl_device_; }
   CachingAllocator& allocator() { return allocator_; }
+  const CachingAllocator& allocator() const { return allocator_; }
 
   // Each wraps the plugin slot of the same name; errors name this device.
   absl::Status Synchronize();

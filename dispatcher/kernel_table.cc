@@ -39,7 +39,7 @@ std::string KernelEntry::QualifiedName() const {
 }
 
 KernelRegistry::~KernelRegistry() {
-  for (auto& [op, table] : current_) const_cast<OpDef*>(op)->publish_dispatch(nullptr);
+  for (auto& [op, table] : current_) op->publish_dispatch(nullptr);
 }
 
 absl::Status KernelRegistry::Add(

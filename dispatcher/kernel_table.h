@@ -144,7 +144,7 @@ class KernelRegistry {
   std::vector<std::unique_ptr<KernelEntry>> entries_;
   std::vector<PinEntry> pins_;
   absl::flat_hash_map<std::pair<const OpDef*, DispatchKey>, Tuned> tuned_;
-  absl::flat_hash_map<const OpDef*, std::unique_ptr<const OpDispatch>> current_;
+  absl::flat_hash_map<OpDef*, std::unique_ptr<const OpDispatch>> current_;
   std::vector<std::unique_ptr<const OpDispatch>> retired_;
   std::vector<std::unique_ptr<KernelEntry>> retired_entries_;
   uint64_t next_sequence_ = 0;

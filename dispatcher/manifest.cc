@@ -10,22 +10,13 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "dispatcher/identifier.h"
 #include "nlohmann/json.hpp"
 
 namespace sy {
 namespace {
 
 using nlohmann::json;
-
-bool IsIdentifier(const std::string& s) {
-  if (s.empty() || s.size() > 64 || absl::ascii_isdigit(s[0])) return false;
-  for (char c : s) {
-    if (!(absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '_')) {
-      return false;
-    }
-  }
-  return true;
-}
 
 absl::Status FieldError(const std::string& path, absl::string_view field,
                         absl::string_view what) {
@@ -37,18 +28,13 @@ absl::Status FieldError(const std::string& path, absl::string_view field,
 
 absl::StatusOr<Manifest> ParseManifest(const std::string& text,
                                        const std::string& path) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    // Parse again with exceptions to get the position for the message.
-    try {
-      (void)json::parse(text);
-    } catch (const json::parse_error& e) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "manifest ", path, " is not valid JSON: ", e.what(),
-          "; fix the file or remove it from the plugin path"));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("manifest ", path, " is not valid JSON"));
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "manifest ", path, " is not valid JSON: ", e.what(),
+        "; fix the file or remove it from the plugin path"));
   }
   if (!doc.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -73,7 +59,7 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
 
   auto name = doc.find("name");
   if (name == doc.end() || !name->is_string() ||
-      !IsIdentifier(name->get<std::string>())) {
+      !IsLowercaseIdentifier(name->get<std::string>())) {
     return FieldError(path, "name",
                       "is required and must be a lowercase identifier "
                       "([a-z_][a-z0-9_]*, at most 64 characters)");
@@ -116,7 +102,7 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
                       "the plugin provides or adds kernels to");
   }
   for (const json& t : *types) {
-    if (!t.is_string() || !IsIdentifier(t.get<std::string>())) {
+    if (!t.is_string() || !IsLowercaseIdentifier(t.get<std::string>())) {
       return FieldError(path, "device_types",
                         absl::StrCat("contains ", t.dump(),
                                      "; each entry must be a lowercase "

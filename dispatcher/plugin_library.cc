@@ -24,8 +24,7 @@ absl::flat_hash_map<std::string, std::weak_ptr<SharedLibrary>>& OpenLibraries() 
   return *open;
 }
 
-absl::StatusOr<PluginTable> CheckTable(const sy_plugin_api_t* api,
-                                       const std::string& path) {
+absl::StatusOr<PluginTable> CheckTable(const sy_plugin_api_t* api) {
   if (api == nullptr) {
     return absl::InvalidArgumentError(
         "sy_plugin_init returned success but left *out_plugin null; it must "
@@ -117,7 +116,7 @@ absl::StatusOr<std::shared_ptr<SharedLibrary>> SharedLibrary::Open(
   absl::Status init_status =
       TakeError(init(HostApi(), &api), "sy_plugin_init");
   if (!init_status.ok()) return init_status;
-  absl::StatusOr<PluginTable> table = CheckTable(api, canonical);
+  absl::StatusOr<PluginTable> table = CheckTable(api);
   if (!table.ok()) {
     if (table.status().code() == absl::StatusCode::kFailedPrecondition) {
       *stage = LoadStage::kVersion;

@@ -13,7 +13,7 @@ namespace {
 
 nlohmann::json DeviceJson(const Device& device) {
   const DeviceProperties& p = device.properties();
-  const AllocatorStats stats = const_cast<Device&>(device).allocator().stats();
+  const AllocatorStats stats = device.allocator().stats();
   return {
       {"label", device.label()},
       {"type", device.type().name()},
