@@ -91,7 +91,7 @@ class Runtime {
                        absl::Span<const int32_t> list_sizes = {});
 
   // How a call with these inputs would run, without running it:
-  // "kernel cpu::add_f32 (priority)", "view", "decomposition",
+  // "kernel cpu::add.Tensor.f32.f32 (priority)", "view", "decomposition",
   // "cpu fallback", or the error the call would return.
   absl::StatusOr<std::string> Explain(OpHandle op,
                                       absl::Span<const Tensor> inputs,

@@ -5,13 +5,16 @@
 // device, then the kernels from the explicit list below, in order. Nothing
 // registers itself from a static initializer.
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "cpu_device.h"
 #include "cpu_properties.h"
 #include "kernels/gemm.h"
+#include "kernels/kernel_list.h"
 #include "kernels/kernel_util.h"
+#include "kernels/parallel.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
 
@@ -26,31 +29,19 @@ using ::sy::plugin::StrCat;
 constexpr uint32_t kAbiMinorUsed = 0;
 static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
-constexpr sy_dtype_t kF32[] = {SY_DTYPE_F32};
-constexpr sy_dtype_t kF32F32[] = {SY_DTYPE_F32, SY_DTYPE_F32};
-
-// Every kernel of the plugin, in registration order, one op family per
-// block. The reference kernels all have priority 0, so any other plugin's
-// kernel for the same key wins by default.
-// clang-format off
-constexpr KernelSpec kKernels[] = {
-    // kernels/elementwise.cc
-    {.op = "add.Tensor", .name = "add_f32", .dtypes = kF32F32,
-     .priority = 0, .fn = AddF32},
-    {.op = "mul.Tensor", .name = "mul_f32", .dtypes = kF32F32,
-     .priority = 0, .fn = MulF32},
-    {.op = "relu", .name = "relu_f32", .dtypes = kF32, .priority = 0,
-     .fn = ReluF32},
-    {.op = "copy", .name = "copy_f32", .dtypes = kF32, .priority = 0,
-     .fn = CopyF32},
-    // kernels/reduction.cc
-    {.op = "sum", .name = "sum_f32", .dtypes = kF32, .priority = 0,
-     .fn = SumF32},
-    // kernels/matmul.cc
-    {.op = "matmul", .name = "matmul_f32", .dtypes = kF32F32,
-     .priority = 0, .fn = MatmulF32},
-};
-// clang-format on
+// Every kernel of the plugin, family by family in the order of
+// kernels/kernel_list.h. The reference kernels all have priority 0, so any
+// other plugin's kernel for the same key wins by default.
+sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
+                               sy_host_context_t* context) {
+  for (std::span<const KernelSpec> family :
+       {CreationKernels(), UnaryKernels(), BinaryKernels(), ReductionKernels(),
+        NormKernels(), LinalgKernels(), LayoutKernels()}) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        plugin::RegisterKernels(host, context, "cpu", family));
+  }
+  return nullptr;
+}
 
 // During `load` pass its context (the host prefixes the plugin's name);
 // otherwise NULL, and the message names the plugin itself.
@@ -97,13 +88,16 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     Log(host, context, SY_LOG_INFO,
         StrCat("matmul uses the ", ActiveGemmKernel().isa, " micro-kernel"));
     SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CpuDeviceApi()));
-    return plugin::RegisterKernels(host, context, "cpu", kKernels);
+    return RegisterAllKernels(host, context);
   });
 }
 
 // Every object the plugin handed out is gone by now (plugin.h); the static
 // tables stay valid until the library is closed.
-void Unload() { plugin::SetHost(nullptr); }
+void Unload() {
+  StopThreadPool();
+  plugin::SetHost(nullptr);
+}
 
 constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),

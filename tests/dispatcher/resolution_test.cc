@@ -48,7 +48,7 @@ TEST_F(ResolutionTest, PinBeatsPriorityAndUnpinRestores) {
   EXPECT_EQ(bad.code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(bad.message(),
             "cannot pin kernel 'nope' for add.Tensor on cpu: no such kernel. "
-            "Kernels registered there: cpu::add_f32, test_good::add_marker");
+            "Kernels registered there: cpu::add.Tensor.f32.f32, test_good::add_marker");
 }
 
 TEST_F(ResolutionTest, PinBeatsTunedChoiceWhichBeatsPriority) {
@@ -58,7 +58,7 @@ TEST_F(ResolutionTest, PinBeatsTunedChoiceWhichBeatsPriority) {
   Tensor x = MakeF32(*runtime_, *cpu_, {1}, {5});
   ASSERT_TRUE(runtime_->state().kernels.SetTunedChoice(add, key, "add_marker", -1).ok());
   EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{42}));
-  ASSERT_TRUE(runtime_->PinKernel("add", "cpu", "cpu::add_f32").ok());
+  ASSERT_TRUE(runtime_->PinKernel("add", "cpu", "cpu::add.Tensor.f32.f32").ok());
   EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{10}));
 }
 

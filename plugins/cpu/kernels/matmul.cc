@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/gemm.h"
+#include "kernels/kernel_list.h"
 #include "kernels/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -135,6 +136,19 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
 sy_error_t* MatmulF32(const sy_kernel_call_t* call) {
   // The packing scratch is the only allocation: bad_alloc → RESOURCE_EXHAUSTED.
   return Guard("cpu plugin: matmul", [&] { return Matmul(call); });
+}
+
+}  // namespace sy::cpu
+
+namespace sy::cpu {
+
+std::span<const plugin::KernelSpec> LinalgKernels() {
+  static const KernelList* const list = [] {
+    auto* l = new KernelList;
+    l->Add("matmul", DtypeList<SY_DTYPE_F32, SY_DTYPE_F32>, MatmulF32);
+    return l;
+  }();
+  return list->specs();
 }
 
 }  // namespace sy::cpu

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/kernel_list.h"
 #include "kernels/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -186,6 +187,19 @@ sy_error_t* Sum(const sy_kernel_call_t* call) {
 sy_error_t* SumF32(const sy_kernel_call_t* call) {
   // The accumulators are the only allocation: bad_alloc → RESOURCE_EXHAUSTED.
   return Guard("cpu plugin: sum", [&] { return Sum(call); });
+}
+
+}  // namespace sy::cpu
+
+namespace sy::cpu {
+
+std::span<const plugin::KernelSpec> ReductionKernels() {
+  static const KernelList* const list = [] {
+    auto* l = new KernelList;
+    l->Add("sum", DtypeList<SY_DTYPE_F32>, SumF32);
+    return l;
+  }();
+  return list->specs();
 }
 
 }  // namespace sy::cpu

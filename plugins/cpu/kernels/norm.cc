@@ -1,0 +1,16 @@
+// softmax, log_softmax, layer_norm, rms_norm.
+#include "kernels/kernel_list.h"
+#include "kernels/kernel_util.h"
+
+namespace sy::cpu {
+
+std::span<const plugin::KernelSpec> NormKernels() {
+  static const KernelList* const list = [] {
+    auto* l = new KernelList;
+
+    return l;
+  }();
+  return list->specs();
+}
+
+}  // namespace sy::cpu
