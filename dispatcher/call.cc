@@ -237,14 +237,23 @@ static absl::Status Execute(Runtime& runtime, OpHandle handle,
 
   // No kernel: decomposition, then cpu fallback, then a clear error.
   std::vector<Tensor> results;
+  bool decomposed = false;
   if (DecompositionFn decompose = op->decomposition()) {
     std::vector<Tensor> flat;
     for (const Tensor* t : bound.tensors) flat.push_back(*t);
     absl::StatusOr<std::vector<Tensor>> out = decompose(
-        runtime, DecompositionArgs{flat, bound.offsets, bound.attrs});
-    if (!out.ok()) return out.status();
-    results = *std::move(out);
-  } else if (state.cpu_fallback && bound.device->type().name() != "cpu") {
+        runtime, DecompositionArgs{flat, bound.offsets, bound.attrs, op});
+    if (out.ok()) {
+      results = *std::move(out);
+      decomposed = true;
+    } else if (!IsDeclinedDecomposition(out.status())) {
+      return out.status();
+    }
+  }
+  if (!decomposed) {
+    if (!state.cpu_fallback || bound.device->type().name() == "cpu") {
+      return NoKernelError(state, bound);
+    }
     absl::StatusOr<std::vector<Tensor>> out =
         RunOnCpu(runtime, handle, bound, inputs, attrs, list_sizes);
     if (!out.ok()) {
@@ -253,8 +262,6 @@ static absl::Status Execute(Runtime& runtime, OpHandle handle,
                  : out.status();
     }
     results = *std::move(out);
-  } else {
-    return NoKernelError(state, bound);
   }
   if (produced != nullptr) {
     *produced = std::move(results);
@@ -301,6 +308,31 @@ absl::StatusOr<std::vector<Tensor>> Runtime::Call(
   absl::Status status = Execute(*this, op, inputs, attrs, list_sizes, {}, &outputs);
   if (!status.ok()) return status;
   return outputs;
+}
+
+absl::StatusOr<std::vector<Tensor>> Runtime::CallDecomposed(
+    OpHandle op, absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
+    absl::Span<const int32_t> list_sizes) {
+  if (!op.valid()) return absl::InvalidArgumentError("op handle is empty");
+  const DecompositionFn decompose = op.def()->decomposition();
+  if (decompose == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        op.def()->full_name(), " has no decomposition; call it with Call"));
+  }
+  CallTracker::Scope in_flight(state_->calls);
+  BoundCall bound;
+  absl::Status status = BindCall(*op.def(), inputs, attrs, list_sizes, bound);
+  if (!status.ok()) return status;
+  std::vector<Tensor> flat;
+  for (const Tensor* t : bound.tensors) flat.push_back(*t);
+  absl::StatusOr<std::vector<Tensor>> out = decompose(
+      *this, DecompositionArgs{flat, bound.offsets, bound.attrs, op.def()});
+  if (!out.ok() && IsDeclinedDecomposition(out.status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        op.def()->full_name(), "'s decomposition does not apply to these "
+        "inputs (", out.status().message(), ")"));
+  }
+  return out;
 }
 
 absl::Status Runtime::CallOut(OpHandle op, absl::Span<const Tensor> inputs,

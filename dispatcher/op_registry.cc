@@ -1,13 +1,29 @@
-#include "absl/strings/string_view.h"
 #include "dispatcher/op_registry.h"
 
 #include <utility>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "dispatcher/error.h"
 #include "dispatcher/ops/dtype.h"
 
 namespace sy {
+
+namespace {
+constexpr absl::string_view kDeclinedPayload = "switchyard/decomposition-declined";
+}  // namespace
+
+absl::Status DeclineDecomposition() {
+  absl::Status status(absl::StatusCode::kUnimplemented,
+                      "the decomposition does not apply to this call");
+  status.SetPayload(kDeclinedPayload, absl::Cord());
+  return status;
+}
+
+bool IsDeclinedDecomposition(const absl::Status& status) {
+  return status.GetPayload(kDeclinedPayload).has_value();
+}
 namespace {
 
 // The sy_attr_t form of a schema default. Lists and strings point into the

@@ -25,6 +25,7 @@ namespace sy {
 class Runtime;
 class Tensor;
 struct OpDispatch;  // kernel_table.h
+class OpDef;
 
 // What a decomposition receives: the call's tensors (flattened like kernel
 // inputs; an omitted optional tensor spans zero entries) and its attributes
@@ -33,12 +34,19 @@ struct DecompositionArgs {
   absl::Span<const Tensor> inputs;
   absl::Span<const int32_t> input_offsets;
   absl::Span<const sy_attr_t> attrs;
+  const OpDef* op = nullptr;  // the op being decomposed
 };
 
 // Computes an op from other ops (each call goes through the dispatcher, so
 // it runs on whatever device the inputs are on). Returns the op's outputs.
 using DecompositionFn = absl::StatusOr<std::vector<Tensor>> (*)(
     Runtime& runtime, const DecompositionArgs& args);
+
+// What a decomposition returns when it does not apply to this call (e.g. a
+// dtype promotion when the dtypes already agree): resolution then goes on as
+// if the op had no decomposition (cpu fallback, or the no-kernel error).
+absl::Status DeclineDecomposition();
+bool IsDeclinedDecomposition(const absl::Status& status);
 
 // Computes a view op's result from its input without running a kernel.
 // `out` is the shape function's result. May fall back to copying (a reshape

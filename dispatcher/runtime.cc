@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/core_decompositions.h"
+#include "dispatcher/decompositions/core_decompositions.h"
 #include "dispatcher/env.h"
 #include "dispatcher/log.h"
 #include "dispatcher/ops/dtype.h"

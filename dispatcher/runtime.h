@@ -90,6 +90,15 @@ class Runtime {
                        absl::Span<const Tensor> outputs,
                        absl::Span<const int32_t> list_sizes = {});
 
+  // Runs the op's decomposition even when a kernel would be chosen: to check
+  // a decomposition against the reference kernels, or a backend's
+  // primitives against its own composite kernels. FailedPrecondition when
+  // the op has no decomposition or it does not apply to these inputs.
+  absl::StatusOr<std::vector<Tensor>> CallDecomposed(
+      OpHandle op, absl::Span<const Tensor> inputs,
+      absl::Span<const Attr> attrs = {},
+      absl::Span<const int32_t> list_sizes = {});
+
   // How a call with these inputs would run, without running it:
   // "kernel cpu::add.Tensor.f32.f32 (priority)", "view", "decomposition",
   // "cpu fallback", or the error the call would return.
