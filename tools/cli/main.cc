@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   info->add_flag("--json", json, "Print JSON");
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
-  CLI::App* demo = app.add_subcommand("demo", "Run a few ops and show which plugin ran each");
+  CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
   CLI11_PARSE(app, argc, argv);
 
   absl::StatusOr<std::unique_ptr<sy::Runtime>> runtime = sy::Runtime::Create();
