@@ -132,16 +132,16 @@ absl::StatusOr<std::vector<BlockStep>> TransformerBlock::Run(
 
   const Tensor x = r.Call("embedding", {wte, tokens});
   const Tensor n1 = r.Call("rms_norm", {x, norm1}, {Attr(1e-6)}, "attention");
-  const Tensor q = r.Call("linear", {n1, wq}, {}, "q");
-  const Tensor k = r.Call("linear", {n1, wk}, {}, "k");
-  const Tensor v = r.Call("linear", {n1, wv}, {}, "v");
+  const Tensor q = r.Call("linear", {n1, wq, Tensor()}, {}, "q");
+  const Tensor k = r.Call("linear", {n1, wk, Tensor()}, {}, "k");
+  const Tensor v = r.Call("linear", {n1, wv, Tensor()}, {}, "v");
   const Tensor heads = r.Call("scaled_dot_product_attention",
-                              {split_heads(q), split_heads(k), split_heads(v)},
+                              {split_heads(q), split_heads(k), split_heads(v), Tensor()},
                               {Attr(true)}, "causal");
   const Tensor merged = r.Call(
       "reshape", {r.Call("transpose", {heads}, {Attr(0), Attr(1)}, "", false)},
       {Attr({s, d})}, "merge heads");
-  const Tensor x2 = r.Call("add", {x, r.Call("linear", {merged, wo}, {}, "out")},
+  const Tensor x2 = r.Call("add", {x, r.Call("linear", {merged, wo, Tensor()}, {}, "out")},
                            {}, "residual");
   const Tensor n2 = r.Call("rms_norm", {x2, norm2}, {Attr(1e-6)}, "mlp");
   const Tensor up = r.Call("gelu", {r.Call("linear", {n2, w1, b1}, {}, "up")});
