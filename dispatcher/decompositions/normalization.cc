@@ -23,6 +23,8 @@ Result Softmax(Runtime& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const int64_t dim = args.attrs[0].value.i;
   OpChain c(runtime, "softmax");
+  // An empty x has an empty result, while max over an empty dim has none.
+  if (x_in.numel() == 0) return c.Result(c.Call("copy", {x_in}));
   const Tensor x = c.Cast(x_in, ComputeDtype(x_in.dtype()));
   const Tensor e = c.Call("exp", {ShiftByMax(c, x, dim)});
   const Tensor total = c.Call("sum", {e}, {Attr({dim}), Attr(true)});
@@ -34,6 +36,8 @@ Result LogSoftmax(Runtime& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const int64_t dim = args.attrs[0].value.i;
   OpChain c(runtime, "log_softmax");
+  // An empty x has an empty result, while max over an empty dim has none.
+  if (x_in.numel() == 0) return c.Result(c.Call("copy", {x_in}));
   const Tensor x = c.Cast(x_in, ComputeDtype(x_in.dtype()));
   const Tensor shifted = ShiftByMax(c, x, dim);
   const Tensor total =

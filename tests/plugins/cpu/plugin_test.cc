@@ -174,11 +174,14 @@ TEST(CpuPluginLoadTest, LoadsOncePerRuntime) {
   ASSERT_EQ(host.devices().size(), 2u);
   EXPECT_EQ(host.devices()[1].runtime, 1);
   EXPECT_EQ(host.devices()[0].api, host.devices()[1].api);
-  ASSERT_EQ(host.kernels().size(), 12u);
-  for (size_t i = 0; i < 6; ++i) {
+  // The second load registers exactly what the first did, in order.
+  const size_t per_load = host.kernels().size() / 2;
+  ASSERT_GT(per_load, 0u);
+  ASSERT_EQ(host.kernels().size(), 2 * per_load);
+  for (size_t i = 0; i < per_load; ++i) {
     EXPECT_EQ(host.kernels()[i].runtime, 0);
-    EXPECT_EQ(host.kernels()[i + 6].runtime, 1);
-    EXPECT_EQ(host.kernels()[i].fn, host.kernels()[i + 6].fn);
+    EXPECT_EQ(host.kernels()[i + per_load].runtime, 1);
+    EXPECT_EQ(host.kernels()[i].fn, host.kernels()[i + per_load].fn);
   }
 }
 
@@ -205,11 +208,14 @@ TEST(CpuPluginLoadTest, WarnsAboutAnUnknownIsaRequest) {
 }
 
 TEST(CpuPluginLoadTest, LoadsAgainAfterUnload) {
+  size_t first = 0;
   for (int i = 0; i < 3; ++i) {
     TestHost host;
     const Status status = host.Load(CpuPluginPath());
     ASSERT_TRUE(status.ok()) << status.message;
-    EXPECT_EQ(host.kernels().size(), 6u);
+    if (i == 0) first = host.kernels().size();
+    EXPECT_GT(host.kernels().size(), 0u);
+    EXPECT_EQ(host.kernels().size(), first);
   }
 }
 
