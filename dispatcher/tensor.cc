@@ -17,7 +17,11 @@ Storage::Storage(Device& device, MemoryBlock block, size_t bytes)
 }
 
 Storage::~Storage() {
-  device_->allocator().Free(block_);
+  if (release_) {
+    release_();
+  } else {
+    device_->allocator().Free(block_);
+  }
   if (PluginInstance* plugin = device_->type().plugin()) plugin->ReleaseObject();
 }
 
@@ -26,6 +30,15 @@ absl::StatusOr<boost::intrusive_ptr<Storage>> Storage::Allocate(Device& device,
   absl::StatusOr<MemoryBlock> block = device.allocator().Allocate(bytes);
   if (!block.ok()) return block.status();
   return boost::intrusive_ptr<Storage>(new Storage(device, *block, bytes));
+}
+
+boost::intrusive_ptr<Storage> Storage::Wrap(Device& device, void* data,
+                                            size_t bytes,
+                                            std::function<void()> release) {
+  boost::intrusive_ptr<Storage> storage(
+      new Storage(device, MemoryBlock{data, bytes}, bytes));
+  storage->release_ = std::move(release);
+  return storage;
 }
 
 void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides) {

@@ -9,6 +9,7 @@
 #define SWITCHYARD_DISPATCHER_TENSOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -28,7 +29,14 @@ class Storage
   // `bytes` from the device's caching allocator.
   static absl::StatusOr<boost::intrusive_ptr<Storage>> Allocate(Device& device,
                                                                 size_t bytes);
-  ~Storage();  // returns the block to the allocator
+  // Storage over memory someone else owns (a DLPack import): nothing is
+  // allocated, and `release` runs once, when the last tensor over it is
+  // gone, instead of returning a block to the allocator. `data` must be
+  // `bytes` of `device`'s memory. Holds its plugin like any storage.
+  static boost::intrusive_ptr<Storage> Wrap(Device& device, void* data,
+                                            size_t bytes,
+                                            std::function<void()> release);
+  ~Storage();  // returns the block to the allocator (or runs `release`)
 
   Device& device() const { return *device_; }
   void* data() const { return block_.ptr; }
@@ -42,6 +50,7 @@ class Storage
   sy_device_t dl_device_;  // cached: read on every kernel call
   MemoryBlock block_;
   size_t bytes_;
+  std::function<void()> release_;  // set for wrapped memory only
 };
 
 class TensorImpl

@@ -139,7 +139,9 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = RequireNotBool(ctx, kX); !s.ok()) return s;
+  // Floating only, as in PyTorch: integer convolutions are quantized ops
+  // with scales and zero points, not this one.
+  if (absl::Status s = RequireFloating(ctx, kX); !s.ok()) return s;
   if (absl::Status s = RequireSameDType(ctx, kWeight, kX); !s.ok()) return s;
   // Kernels index these lists as [height, width], so the lengths are exact.
   for (int j : {kStride, kPadding, kDilation}) {
@@ -166,13 +168,16 @@ absl::Status Conv2dShape(const ShapeContext& ctx,
   if (channels % groups != 0) {
     return ctx.TensorError(
         kX, absl::StrCat("has ", channels, " channels (shape ", ShapeText(x),
-                         "), which is not a multiple of groups=", groups));
+                         "), which is not a multiple of groups=", groups,
+                         "; pass a groups value that divides the channels"));
   }
   if (out_channels % groups != 0) {
     return ctx.TensorError(
         kWeight, absl::StrCat("has ", out_channels, " output channels (shape ",
                               ShapeText(w),
-                              "), which is not a multiple of groups=", groups));
+                              "), which is not a multiple of groups=", groups,
+                              "; pass a groups value that divides the "
+                              "output channels"));
   }
   if (w.shape[1] != channels / groups) {
     return ctx.TensorError(

@@ -121,12 +121,14 @@ TEST(Conv2dShapeTest, Errors) {
       IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(), Ints({1, 1}),
                                Ints({0, 0}), Ints({1, 1}), 3}),
               "conv2d: argument 'x' has 4 channels (shape [1, 4, 5, "
-              "5]), which is not a multiple of groups=3"));
+              "5]), which is not a multiple of groups=3; pass a groups value "
+              "that divides the channels"));
   EXPECT_TRUE(
       IsError(Infer("conv2d", {x, T(kF32, {6, 1, 3, 3}), None(), Ints({1, 1}),
                                Ints({0, 0}), Ints({1, 1}), 4}),
               "conv2d: argument 'weight' has 6 output channels (shape "
-              "[6, 1, 3, 3]), which is not a multiple of groups=4"));
+              "[6, 1, 3, 3]), which is not a multiple of groups=4; pass a "
+              "groups value that divides the output channels"));
   EXPECT_TRUE(
       IsError(Infer("conv2d", {x, T(kF32, {8, 4, 3, 3}), None(), Ints({0, 1})}),
               "conv2d: argument 'stride' is [0, 1]; each value must "

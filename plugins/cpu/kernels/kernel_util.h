@@ -18,13 +18,10 @@ namespace sy::cpu {
 // Each is an sy_kernel_fn: thread-safe, stateless, runs to completion on the
 // calling thread (the cpu stream is synchronous), never throws.
 
-// elementwise.cc. Inputs arrive broadcast to the output's shape.
-sy_error_t* AddF32(const sy_kernel_call_t* call);   // add.Tensor
-sy_error_t* MulF32(const sy_kernel_call_t* call);   // mul.Tensor
-sy_error_t* ReluF32(const sy_kernel_call_t* call);  // relu
-sy_error_t* CopyF32(const sy_kernel_call_t* call);  // copy
+// The elementwise families (creation.cc, unary.cc, binary.cc) declare no
+// entry points here: their kernels are templates listed by their family
+// functions (kernel_list.h).
 // reduction.cc
-sy_error_t* SumF32(const sy_kernel_call_t* call);  // sum
 // matmul.cc
 sy_error_t* MatmulF32(const sy_kernel_call_t* call);  // matmul
 

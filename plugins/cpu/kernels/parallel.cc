@@ -42,12 +42,16 @@ int ReadNumThreads() {
 // inline (see the header).
 class ThreadPool {
  public:
+  // A function-local static, destroyed when the library closes (a heap
+  // object left behind by an unloaded library would be a leak).
   static ThreadPool& Get() {
-    // Never destroyed: StopThreadPool joins the workers at unload, and a
-    // static destructor running after that would have nothing to do.
-    static ThreadPool* const pool = new ThreadPool;
-    return *pool;
+    static ThreadPool pool;
+    return pool;
   }
+
+  // The plugin's unload has joined the workers already; this covers a
+  // process that exits with the plugin still loaded.
+  ~ThreadPool() { Stop(); }
 
   // Returns false, doing nothing, when another region holds the pool.
   bool TryRun(int64_t n, int64_t chunk, internal::ChunkFn fn,

@@ -26,8 +26,9 @@ inline constexpr int64_t kParallelGrain = 32768;
 // the first call.
 int NumThreads();
 
-// Runs body(begin, end) over disjoint chunks that cover [0, n), each at least
-// `grain` long (except possibly the last), on up to NumThreads() threads;
+// Runs body(begin, end) over disjoint, equal-sized chunks that cover [0, n),
+// no more of them than n / grain rounded up (so a chunk is longer than
+// grain / 2), on up to NumThreads() threads; n <= grain runs inline;
 // returns when every chunk is done. Chunks are contiguous and in no
 // particular order across threads. `body` must be callable as const and
 // must not throw.

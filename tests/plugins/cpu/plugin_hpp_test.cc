@@ -4,7 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <new>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -97,6 +102,133 @@ TEST_F(PluginHppTest, MapsDtypes) {
   static_assert(plugin::DtypeSize(SY_DTYPE_I64) == 8);
   EXPECT_EQ(plugin::DtypeName(SY_DTYPE_BF16), "bf16");
   EXPECT_EQ(plugin::DtypeName(SY_DTYPE_MAKE(9, 9)), "invalid");
+}
+
+// ---- Half and BFloat16 ------------------------------------------------------
+
+uint16_t HalfBits(float f) { return plugin::Half::FromFloat(f); }
+uint16_t BFloat16Bits(float f) { return plugin::BFloat16::FromFloat(f); }
+bool IsHalfNan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu); }
+bool IsBFloat16Nan(uint16_t b) {
+  return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu);
+}
+
+#if defined(__FLT16_MAX__)
+// GCC's _Float16 conversion (libgcc's, correctly rounded) as the reference.
+uint16_t ReferenceHalf(float f) {
+  const _Float16 h = static_cast<_Float16>(f);
+  uint16_t bits;
+  std::memcpy(&bits, &h, sizeof bits);
+  return bits;
+}
+#endif
+
+// Round to nearest even by comparing the two bf16 neighbours in double;
+// past the largest finite bf16 the upper neighbour is 2^128 (infinity).
+uint16_t ReferenceBFloat16(float f) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
+  const uint16_t lo = static_cast<uint16_t>(bits >> 16);  // toward zero
+  const uint16_t hi = static_cast<uint16_t>(lo + 1);
+  const auto value = [](uint16_t b) {
+    if ((b & 0x7f80u) == 0x7f80u) return std::ldexp(1.0, 128);
+    return static_cast<double>(std::fabs(plugin::BFloat16::ToFloat(b)));
+  };
+  const double x = std::fabs(static_cast<double>(f));
+  const double below = x - value(lo), above = value(hi) - x;
+  if (below < above || (below == above && (lo & 1u) == 0)) return lo;
+  return hi;
+}
+
+TEST(HalfTest, RoundsToNearestEvenWithSubnormalsAndOverflow) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(HalfBits(1.0f + 0x1p-11f), 0x3c00);      // tie: to even (down)
+  EXPECT_EQ(HalfBits(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie: to even (up)
+  EXPECT_EQ(HalfBits(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+  EXPECT_EQ(HalfBits(0x1p-24f), 0x0001);       // smallest subnormal
+  EXPECT_EQ(HalfBits(0x1p-25f), 0x0000);       // tie with 0: to even
+  EXPECT_EQ(HalfBits(3 * 0x1p-25f), 0x0002);   // tie between 1 and 2 ulps
+  EXPECT_EQ(HalfBits(0x1p-14f - 0x1p-25f), 0x0400);  // rounds up to normal
+  EXPECT_EQ(HalfBits(-0.0f), 0x8000);
+  EXPECT_EQ(HalfBits(65504.0f), 0x7bff);
+  EXPECT_EQ(HalfBits(65519.0f), 0x7bff);
+  EXPECT_EQ(HalfBits(65520.0f), 0x7c00);  // the tie above 65504 overflows
+  EXPECT_EQ(HalfBits(1e10f), 0x7c00);
+  EXPECT_EQ(HalfBits(-inf), 0xfc00);
+  EXPECT_TRUE(IsHalfNan(HalfBits(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(IsHalfNan(HalfBits(-std::numeric_limits<float>::quiet_NaN())));
+  // A signaling NaN whose payload lies below the bits f16 keeps.
+  EXPECT_TRUE(IsHalfNan(HalfBits(std::bit_cast<float>(0x7f800001u))));
+  EXPECT_EQ(plugin::Half::ToFloat(0x0001), 0x1p-24f);
+  EXPECT_EQ(plugin::Half::ToFloat(0x83ff), -0x3ffp-24f);
+  EXPECT_EQ(plugin::Half::ToFloat(0x7c00), inf);
+  EXPECT_TRUE(std::isnan(plugin::Half::ToFloat(0x7e01)));
+}
+
+TEST(HalfTest, EveryHalfRoundTripsThroughFloat) {
+  for (uint32_t h = 0; h <= 0xffff; ++h) {
+    const auto bits = static_cast<uint16_t>(h);
+    const float f = plugin::Half::ToFloat(bits);
+    if (IsHalfNan(bits)) {
+      ASSERT_TRUE(std::isnan(f)) << h;
+      ASSERT_TRUE(IsHalfNan(HalfBits(f))) << h;
+    } else {
+      ASSERT_EQ(HalfBits(f), bits) << h;
+    }
+  }
+}
+
+#if defined(__FLT16_MAX__)
+TEST(HalfTest, MatchesACorrectlyRoundedReferenceOnRandomFloats) {
+  std::mt19937 rng(7);
+  // Random bit patterns, and random floats near the f16 range, where the
+  // interesting rounding happens.
+  std::uniform_real_distribution<float> near(-70000.0f, 70000.0f);
+  std::uniform_real_distribution<float> exponent(-27.0f, 17.0f);
+  for (int i = 0; i < 300000; ++i) {
+    float f = std::bit_cast<float>(static_cast<uint32_t>(rng()));
+    if (i % 3 == 1) f = near(rng);
+    if (i % 3 == 2) f = std::exp2(exponent(rng)) * (rng() % 2 ? 1 : -1);
+    if (std::isnan(f)) {
+      ASSERT_TRUE(IsHalfNan(HalfBits(f)));
+    } else {
+      ASSERT_EQ(HalfBits(f), ReferenceHalf(f)) << "for " << f;
+    }
+  }
+}
+#endif
+
+TEST(BFloat16Test, RoundsToNearestEvenWithSubnormalsAndOverflow) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(BFloat16Bits(1.0f), 0x3f80);
+  EXPECT_EQ(BFloat16Bits(1.0f + 0x1p-8f), 0x3f80);      // tie: to even
+  EXPECT_EQ(BFloat16Bits(1.0f + 3 * 0x1p-8f), 0x3f82);  // tie: to even
+  EXPECT_EQ(BFloat16Bits(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);
+  EXPECT_EQ(BFloat16Bits(std::bit_cast<float>(0x00018000u)), 0x0002);
+  EXPECT_EQ(BFloat16Bits(std::bit_cast<float>(0x00008000u)), 0x0000);
+  EXPECT_EQ(BFloat16Bits(-0.0f), 0x8000);
+  EXPECT_EQ(BFloat16Bits(std::numeric_limits<float>::max()), 0x7f80);
+  EXPECT_EQ(BFloat16Bits(-inf), 0xff80);
+  EXPECT_TRUE(
+      IsBFloat16Nan(BFloat16Bits(std::numeric_limits<float>::quiet_NaN())));
+  // A NaN whose payload sits in the dropped bits must not become infinity.
+  EXPECT_TRUE(IsBFloat16Nan(BFloat16Bits(std::bit_cast<float>(0x7f800001u))));
+  EXPECT_TRUE(IsBFloat16Nan(BFloat16Bits(std::bit_cast<float>(0xffffffffu))));
+}
+
+TEST(BFloat16Test, MatchesACorrectlyRoundedReferenceOnRandomFloats) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 300000; ++i) {
+    const float f = std::bit_cast<float>(static_cast<uint32_t>(rng()));
+    if (std::isnan(f)) {
+      ASSERT_TRUE(IsBFloat16Nan(BFloat16Bits(f)));
+      continue;
+    }
+    if (std::isinf(f)) continue;  // covered above
+    const uint16_t want = ReferenceBFloat16(f);  // lo and hi keep the sign
+    ASSERT_EQ(BFloat16Bits(f), want) << "for " << f;
+    ASSERT_EQ(plugin::BFloat16::ToFloat(want),
+              std::bit_cast<float>(static_cast<uint32_t>(want) << 16));
+  }
 }
 
 struct StridedRun {

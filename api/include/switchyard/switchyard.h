@@ -1,0 +1,656 @@
+/* Switchyard — the public C API.
+ *
+ * Everything an application (or a language binding) needs: contexts, the
+ * plugin load report, devices, tensors, DLPack exchange, ops, streams and
+ * allocator statistics. Pure C99; implemented in libswitchyard.so (the same
+ * library as the core, so a binding loads exactly one file).
+ *
+ *   sy_context_t ctx;
+ *   sy_context_create(NULL, &ctx);                      // discovers plugins
+ *   sy_device_handle_t cpu;
+ *   sy_device_find(ctx, "cpu:0", &cpu);
+ *   int64_t shape[2] = {2, 3};
+ *   sy_tensor_t x;
+ *   sy_tensor_from_host(cpu, SY_DTYPE_F32, shape, 2, data, sizeof data, &x);
+ *   sy_op_t relu;
+ *   sy_op_find(ctx, "relu", &relu);                     // once
+ *   sy_tensor_t y;
+ *   if (sy_op_call(relu, &x, 1, NULL, 0, &y, 1) != SY_STATUS_OK)
+ *     fprintf(stderr, "%s\n", sy_last_error_message());
+ *   sy_tensor_to_host(y, out, sizeof out);
+ *   sy_tensor_release(y); sy_tensor_release(x); sy_context_destroy(ctx);
+ *
+ * docs/c-api.md explains the model; this header is the reference.
+ *
+ * ===== Versioning ==========================================================
+ * SY_API_VERSION_MAJOR changes only when an existing function or struct
+ * field changes meaning, type or position; SY_API_VERSION_MINOR grows when
+ * functions or struct fields (at a struct's end) are added. A program built
+ * against minor N runs with any library of the same major and minor >= N;
+ * sy_api_version() says what the loaded library speaks. Every function says
+ * the version that introduced it ("Since"); api/CHANGELOG.md lists what
+ * each minor added.
+ *
+ * ===== Structs =============================================================
+ * Extensible structs begin with `size_t struct_size` and `void* extension`
+ * (reserved, NULL) and only grow at their end. For an out-struct, set
+ * struct_size = sizeof(the struct) before the call; the library writes only
+ * the fields that size covers and leaves struct_size as it was. For an
+ * in-struct, sy_*_init fills struct_size and the defaults.
+ *
+ * ===== Handles =============================================================
+ * sy_context_t, sy_device_handle_t, sy_op_t and sy_tensor_t are opaque
+ * tokens, not addresses: never dereference them. Every function checks each
+ * handle it is given against a process-wide, generation-tagged table, so a
+ * NULL, garbage, released, stale (its context destroyed) or wrong-kind
+ * handle is an INVALID_ARGUMENT error with a message saying which — never a
+ * crash. A handle of one context passed with a handle of another is an
+ * error too. Tokens are 64-bit; this API requires a 64-bit platform.
+ * - Context: created by sy_context_create, destroyed by sy_context_destroy.
+ * - Device and op handles belong to their context: there is nothing to
+ *   release; they stay valid until the context is destroyed (a device's
+ *   until its plugin is unloaded). Looking the same device or op up twice
+ *   gives the same handle.
+ * - Tensor handles are reference counted: every function that gives you a
+ *   sy_tensor_t gives you one reference, sy_tensor_retain adds one and
+ *   sy_tensor_release drops one. Destroying the context releases every
+ *   tensor handle of it at once.
+ *
+ * ===== Errors ==============================================================
+ * Functions return sy_status_code_t (common.h; the codes of absl::Status and
+ * gRPC). Each such call also sets the calling thread's last error: its code
+ * and a message saying what was wrong, where (function, op, argument,
+ * device, plugin) and what to do — or SY_STATUS_OK and "" on success. (The
+ * few functions that return a string or a size instead leave it alone.) Read them with
+ * sy_last_error_code() / sy_last_error_message(). A failed call changes
+ * nothing: out-parameters are left untouched, no handle is created or
+ * released, and the next valid call works. No function aborts on bad input
+ * and no C++ exception crosses this boundary.
+ *
+ * ===== Threads =============================================================
+ * Every function is thread-safe and may be called from any thread,
+ * concurrently with any other, including on the same handles. Ops run
+ * asynchronously on their device's stream; reading a tensor to the host
+ * (sy_tensor_to_host, DLPack export) waits for its pending work. A handle
+ * released or a context destroyed on one thread while another thread is
+ * inside a call with it is safe: the call finishes with the objects it
+ * already holds, and later calls get a stale-handle error.
+ *
+ * ===== Per function ========================================================
+ * Each function says what it does and then Ownership, Lifetime,
+ * Thread-safety, Errors and Since. Where Ownership or Lifetime is not
+ * mentioned nothing is retained and out-values are plain values; where
+ * Thread-safety is not mentioned it is "thread-safe" (above). Every Errors
+ * list implicitly includes INVALID_ARGUMENT for a NULL, stale, foreign or
+ * wrong-kind handle and for a NULL out-pointer.
+ *
+ * ===== Strings =============================================================
+ * Strings passed in are NUL-terminated UTF-8, borrowed for the call. Strings
+ * handed out live as each function says: either as long as the context, or
+ * (sy_last_error_message, sy_op_explain, sy_context_info_json) until the
+ * next Switchyard call on the same thread — copy them if you need longer.
+ */
+#ifndef SWITCHYARD_SWITCHYARD_H_
+#define SWITCHYARD_SWITCHYARD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "switchyard/common.h"
+#include "switchyard/plugin.h" /* sy_attr_t, shared with the plugin ABI */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SY_API_VERSION_MAJOR 1
+#define SY_API_VERSION_MINOR 0
+
+#if defined(_WIN32)
+#define SY_API __declspec(dllexport)
+#else
+#define SY_API __attribute__((visibility("default")))
+#endif
+
+/* DLPack's managed tensor (dlpack/dlpack.h, DLPack 0.6). Include that header
+ * to look inside; this one only passes pointers. */
+struct DLManagedTensor;
+
+/* ---- Handles ------------------------------------------------------------ */
+typedef struct sy_context_token_t* sy_context_t;
+typedef struct sy_device_token_t* sy_device_handle_t;
+typedef struct sy_op_token_t* sy_op_t;
+typedef struct sy_tensor_token_t* sy_tensor_t;
+
+/* ===== Version and errors ================================================ */
+
+/* The API version of the loaded library (SY_API_VERSION_* it was built
+ * with). Either pointer may be NULL.
+ * Thread-safety: thread-safe. Errors: none. Since: 1.0. */
+SY_API sy_status_code_t sy_api_version(uint32_t* out_major,
+                                       uint32_t* out_minor);
+
+/* The library's release version, e.g. "0.1.0".
+ * Lifetime: static. Errors: none (does not touch the last error).
+ * Since: 1.0. */
+SY_API const char* sy_library_version(void);
+
+/* The code of the calling thread's last Switchyard call (SY_STATUS_OK if
+ * none yet). Does not itself reset anything.
+ * Thread-safety: per thread. Errors: none. Since: 1.0. */
+SY_API sy_status_code_t sy_last_error_code(void);
+
+/* The message of the calling thread's last Switchyard call: "" after a
+ * success, never NULL.
+ * Lifetime: until the next Switchyard call on this thread (this one and
+ * sy_last_error_code excepted). Thread-safety: per thread. Errors: none.
+ * Since: 1.0. */
+SY_API const char* sy_last_error_message(void);
+
+/* "OK", "INVALID_ARGUMENT", …; "UNKNOWN_CODE" for values outside the enum.
+ * Lifetime: static. Errors: none (does not touch the last error).
+ * Since: 1.0. */
+SY_API const char* sy_status_code_name(sy_status_code_t code);
+
+/* ===== Data types ======================================================== */
+
+/* "f32", "bf16", "bool", …; "invalid" for anything that is not one of the
+ * nine tensor dtypes.
+ * Lifetime: static. Errors: none (does not touch the last error).
+ * Since: 1.0. */
+SY_API const char* sy_dtype_name(sy_dtype_t dtype);
+
+/* Parses "f32", "float32", "float", "bfloat16", "int64", "bool", ….
+ * Errors: INVALID_ARGUMENT for NULL arguments or an unknown name.
+ * Thread-safety: thread-safe. Since: 1.0. */
+SY_API sy_status_code_t sy_dtype_from_name(const char* name,
+                                           sy_dtype_t* out_dtype);
+
+/* Bytes per element: 4 for f32, 1 for bool; 0 for an invalid dtype.
+ * Errors: none (does not touch the last error). Since: 1.0. */
+SY_API size_t sy_dtype_size(sy_dtype_t dtype);
+
+/* ===== Contexts ========================================================== */
+
+/* How a context finds its plugins. Start from sy_context_options_init. */
+typedef struct sy_context_options_t {
+  size_t struct_size;
+  void* extension;
+  /* Folders or manifest files searched first, before SWITCHYARD_PLUGIN_PATH
+   * and the install's plugin folder. Plugins found this way are
+   * "discovered": one that fails to load is recorded, not an error. */
+  const char* const* plugin_paths;
+  int32_t num_plugin_paths;
+  /* Manifest files loaded after discovery, each "requested": if one fails
+   * to load, sy_context_create fails with its load record's reason. */
+  const char* const* plugin_manifests;
+  int32_t num_plugin_manifests;
+  /* Plugin names: with a non-empty allow list only those load (and each
+   * must); denied names never load. Added to SWITCHYARD_PLUGINS' lists. */
+  const char* const* allow;
+  int32_t num_allow;
+  const char* const* deny;
+  int32_t num_deny;
+  /* Nonzero: read SWITCHYARD_PLUGIN_PATH and SWITCHYARD_PLUGINS (default 1). */
+  int32_t use_environment;
+  /* Nonzero: search lib/switchyard/plugins next to libswitchyard.so
+   * (default 1). */
+  int32_t use_default_path;
+  /* 1: run ops without a kernel on the inputs' device on cpu, with copies;
+   * 0: never; -1 (default): SWITCHYARD_CPU_FALLBACK=1 decides. */
+  int32_t cpu_fallback;
+} sy_context_options_t;
+
+/* Fills `options` (not NULL) with struct_size and the defaults above.
+ * Inline, so that struct_size is the size this program was compiled with,
+ * never a newer library's: a library reads only the fields it covers.
+ * Bindings that cannot call it set the same values themselves.
+ * Since: 1.0. */
+static inline void sy_context_options_init(sy_context_options_t* options) {
+  options->struct_size = sizeof(sy_context_options_t);
+  options->extension = NULL;
+  options->plugin_paths = NULL;
+  options->num_plugin_paths = 0;
+  options->plugin_manifests = NULL;
+  options->num_plugin_manifests = 0;
+  options->allow = NULL;
+  options->num_allow = 0;
+  options->deny = NULL;
+  options->num_deny = 0;
+  options->use_environment = 1;
+  options->use_default_path = 1;
+  options->cpu_fallback = -1;
+}
+
+/* Creates a context: registers the core op set, discovers and loads
+ * plugins, and opens their devices. `options` may be NULL (the defaults).
+ * Ownership: *out_context is the caller's; destroy it with
+ * sy_context_destroy. The options and the strings they point at are
+ * borrowed for the call.
+ * Thread-safety: thread-safe; contexts are independent of each other.
+ * Errors: INVALID_ARGUMENT (NULL out_context, struct_size too small, a
+ * negative count or a NULL array with a positive count); FAILED_PRECONDITION
+ * when a requested plugin (allow list, plugin_manifests) did not load — the
+ * message holds each such plugin's load record in plain words.
+ * Since: 1.0. */
+SY_API sy_status_code_t sy_context_create(const sy_context_options_t* options,
+                                          sy_context_t* out_context);
+
+/* Destroys a context. Every tensor, device and op handle of it becomes
+ * stale at once (later use is an error). Tensors exported through DLPack
+ * stay valid: the context's devices and plugins are torn down only when
+ * the last exported tensor's deleter has run.
+ * Thread-safety: thread-safe; calls in flight on other threads finish.
+ * Errors: INVALID_ARGUMENT for a NULL, stale or non-context handle
+ * (destroying twice is an error, not a crash). Since: 1.0. */
+SY_API sy_status_code_t sy_context_destroy(sy_context_t context);
+
+/* Loads one more plugin from its manifest file (named explicitly, so a
+ * failure is an error). Its ops and devices are usable at once.
+ * Errors: INVALID_ARGUMENT (bad handle, NULL path); FAILED_PRECONDITION
+ * with the plugin's load record in plain words when it did not load; the
+ * attempt is in the load report either way. Since: 1.0. */
+SY_API sy_status_code_t sy_context_load_plugin(sy_context_t context,
+                                               const char* manifest_path);
+
+/* Unloads a plugin by name. Its op handles then fail cleanly when called;
+ * its device handles become stale.
+ * Errors: NOT_FOUND (no plugin of that name); FAILED_PRECONDITION while
+ * tensors on its devices are alive. Since: 1.0. */
+SY_API sy_status_code_t sy_context_unload_plugin(sy_context_t context,
+                                                 const char* name);
+
+/* ---- The load report ---------------------------------------------------- */
+
+typedef enum sy_load_outcome_t {
+  SY_LOAD_LOADED = 0,  /* registered and usable */
+  SY_LOAD_FAILED = 1,  /* tried and refused or broken; `reason` says why */
+  SY_LOAD_SKIPPED = 2, /* deliberately not loaded (policy, duplicate) */
+} sy_load_outcome_t;
+
+/* One plugin load attempt. Every string is non-NULL (possibly ""). */
+typedef struct sy_plugin_record_t {
+  size_t struct_size;
+  void* extension;
+  const char* name;          /* from the manifest (or the file name) */
+  const char* manifest_path;
+  const char* library_path;
+  int32_t outcome;           /* sy_load_outcome_t */
+  int32_t requested;         /* 1 when named by the user: failure is an error */
+  const char* stage;         /* where it was decided: "manifest", "version", … */
+  const char* reason;        /* exact reason; "" when loaded */
+  const char* description;   /* one paragraph in plain words */
+  const char* plugin_version;
+  uint32_t host_abi_major, host_abi_minor;
+  uint32_t plugin_abi_major, plugin_abi_minor; /* as the plugin answered */
+  int32_t num_devices;
+  int32_t num_schemas;
+  int32_t num_kernels;
+  int32_t reserved;
+  double load_ms;
+} sy_plugin_record_t;
+
+/* Number of load attempts so far (it grows with sy_context_load_plugin).
+ * Errors: INVALID_ARGUMENT for bad arguments. Since: 1.0. */
+SY_API sy_status_code_t sy_context_plugin_record_count(sy_context_t context,
+                                                       int32_t* out_count);
+
+/* Load attempt `index` (0-based, in the order they happened).
+ * Lifetime: the strings live as long as the context.
+ * Errors: INVALID_ARGUMENT (bad handle, NULL or too small out-struct);
+ * OUT_OF_RANGE for an index outside [0, count). Since: 1.0. */
+SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context,
+                                                 int32_t index,
+                                                 sy_plugin_record_t* out_record);
+
+/* Everything `switchyard info --json` shows (version, load records,
+ * devices, ops and their kernels) as one JSON document.
+ * Lifetime: *out_json lives until the next Switchyard call on this thread.
+ * Errors: only bad arguments. Since: 1.0. */
+SY_API sy_status_code_t sy_context_info_json(sy_context_t context,
+                                             const char** out_json);
+
+/* Waits for the queued work of every device of the context.
+ * Errors: a device's failure (INTERNAL or the plugin's code, naming the
+ * device and plugin). Since: 1.0. */
+SY_API sy_status_code_t sy_context_synchronize(sy_context_t context);
+
+/* ===== Devices =========================================================== */
+
+/* Number of devices across every loaded device plugin ("cpu:0", …).
+ * Errors: only bad arguments. Since: 1.0. */
+SY_API sy_status_code_t sy_device_count(sy_context_t context,
+                                        int32_t* out_count);
+
+/* Device `index` in [0, count), in plugin load order.
+ * Errors: OUT_OF_RANGE for a bad index. Since: 1.0. */
+SY_API sy_status_code_t sy_device_get(sy_context_t context, int32_t index,
+                                      sy_device_handle_t* out_device);
+
+/* The device for a spec: "cpu" (index 0 of that type), "cpu:0", "cuda:1".
+ * Errors: NOT_FOUND listing the devices there are. Since: 1.0. */
+SY_API sy_status_code_t sy_device_find(sy_context_t context, const char* spec,
+                                       sy_device_handle_t* out_device);
+
+typedef struct sy_device_info_t {
+  size_t struct_size;
+  void* extension;
+  const char* label;          /* "cpu:0" */
+  const char* type;           /* "cpu" */
+  const char* plugin;         /* the plugin that provides it */
+  const char* name;           /* "host CPU", "NVIDIA H100 80GB HBM3" */
+  const char* vendor;
+  const char* driver_version;
+  int32_t index;              /* within its type */
+  int32_t compute_units;      /* cores, SMs, CUs */
+  uint64_t total_memory_bytes;
+  sy_device_t dl_device;      /* DLPack device (type code, id) */
+} sy_device_info_t;
+
+/* Properties of a device — also of one whose plugin was unloaded.
+ * Lifetime: the strings live as long as the context.
+ * Errors: INVALID_ARGUMENT for an out-struct whose struct_size is too
+ * small. Since: 1.0. */
+SY_API sy_status_code_t sy_device_get_info(sy_device_handle_t device,
+                                           sy_device_info_t* out_info);
+
+/* Waits until every op queued on the device's stream has finished.
+ * Errors: the device's failure, naming it and its plugin. Since: 1.0. */
+SY_API sy_status_code_t sy_device_synchronize(sy_device_handle_t device);
+
+/* The device's caching allocator (see docs/architecture.md). */
+typedef struct sy_allocator_stats_t {
+  size_t struct_size;
+  void* extension;
+  uint64_t allocated_bytes;      /* in blocks handed out now */
+  uint64_t reserved_bytes;       /* obtained from the device, cached or not */
+  uint64_t peak_allocated_bytes;
+  uint64_t num_allocations;      /* allocations served */
+  uint64_t cache_hits;           /* … of which from the cache */
+  uint64_t device_allocations;   /* raw allocations made */
+  uint64_t device_frees;         /* raw frees made */
+} sy_allocator_stats_t;
+
+/* A snapshot of the device allocator's counters.
+ * Errors: INVALID_ARGUMENT (struct_size too small); FAILED_PRECONDITION
+ * when the device's plugin was unloaded. Since: 1.0. */
+SY_API sy_status_code_t sy_device_allocator_stats(
+    sy_device_handle_t device, sy_allocator_stats_t* out_stats);
+
+/* Gives the allocator's cached (unused) blocks back to the device.
+ * Errors: FAILED_PRECONDITION when the device's plugin was unloaded; the
+ * device's failure to free. Since: 1.0. */
+SY_API sy_status_code_t sy_device_empty_cache(sy_device_handle_t device);
+
+/* ===== Tensors =========================================================== */
+
+/* A new contiguous tensor on `device`; its contents are undefined.
+ * `shape` holds `ndim` (0..SY_MAX_RANK) sizes >= 0; it may be NULL when
+ * ndim is 0 (a scalar).
+ * Ownership: one reference to *out_tensor is the caller's.
+ * Errors: INVALID_ARGUMENT (bad dtype, rank, negative size, bad handle);
+ * RESOURCE_EXHAUSTED when the device is out of memory. Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_empty(sy_device_handle_t device,
+                                        sy_dtype_t dtype, const int64_t* shape,
+                                        int32_t ndim, sy_tensor_t* out_tensor);
+
+/* A new tensor on `device` holding a copy of `nbytes` bytes of dense,
+ * row-major host data (nbytes must equal numel × dtype size). `data` may be
+ * reused as soon as this returns.
+ * Errors: as sy_tensor_empty; INVALID_ARGUMENT for a size mismatch or NULL
+ * data with nbytes > 0. Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_from_host(sy_device_handle_t device,
+                                            sy_dtype_t dtype,
+                                            const int64_t* shape, int32_t ndim,
+                                            const void* data, size_t nbytes,
+                                            sy_tensor_t* out_tensor);
+
+/* Waits for the tensor's pending work and copies its elements, densely in
+ * row-major order, into `dst` (nbytes must equal sy_tensor_nbytes).
+ * Errors: INVALID_ARGUMENT (size mismatch, NULL dst); the device's failure.
+ * Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_to_host(sy_tensor_t tensor, void* dst,
+                                          size_t nbytes);
+
+/* The tensor on `device`: a copy when it lives elsewhere, the same tensor
+ * (a new reference) when it is already there.
+ * Errors: INVALID_ARGUMENT (bad handles, handles of different contexts);
+ * the devices' failures. Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
+                                            sy_device_handle_t device,
+                                            sy_tensor_t* out_tensor);
+
+/* Adds a reference: the handle stays valid until released once more.
+ * Errors: INVALID_ARGUMENT for a bad handle. Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_retain(sy_tensor_t tensor);
+
+/* Drops a reference; at zero the handle becomes stale and the tensor's
+ * memory returns to its device once no op, view or DLPack export uses it.
+ * Errors: INVALID_ARGUMENT for a bad handle (releasing too often is an
+ * error, not a crash). Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_release(sy_tensor_t tensor);
+
+/* Getters. None waits for pending work. Errors: only bad arguments, unless
+ * said otherwise. Since: 1.0. */
+/* The element type. */
+SY_API sy_status_code_t sy_tensor_dtype(sy_tensor_t tensor,
+                                        sy_dtype_t* out_dtype);
+/* The rank, 0 (a scalar) to SY_MAX_RANK. */
+SY_API sy_status_code_t sy_tensor_ndim(sy_tensor_t tensor, int32_t* out_ndim);
+/* Copies ndim sizes into out_shape, which holds `capacity` entries
+ * (SY_MAX_RANK always suffices). Errors: INVALID_ARGUMENT when
+ * capacity < ndim. */
+SY_API sy_status_code_t sy_tensor_shape(sy_tensor_t tensor, int64_t* out_shape,
+                                        int32_t capacity);
+/* Strides in elements, like sy_tensor_shape (same errors). Views share
+ * storage and may be strided (a stride of 0 repeats an element). */
+SY_API sy_status_code_t sy_tensor_strides(sy_tensor_t tensor,
+                                          int64_t* out_strides,
+                                          int32_t capacity);
+/* The number of elements (the product of the shape; 1 for a scalar). */
+SY_API sy_status_code_t sy_tensor_numel(sy_tensor_t tensor,
+                                        int64_t* out_numel);
+/* numel × dtype size: what sy_tensor_to_host copies. */
+SY_API sy_status_code_t sy_tensor_nbytes(sy_tensor_t tensor,
+                                         size_t* out_nbytes);
+/* The device the tensor lives on. Ownership: the handle belongs to the
+ * context (nothing to release). */
+SY_API sy_status_code_t sy_tensor_device(sy_tensor_t tensor,
+                                         sy_device_handle_t* out_device);
+/* The address of element (0, …, 0) in the device's memory (a host address
+ * only for host devices). Lifetime: valid while the tensor's memory lives
+ * (the handle, a view or a DLPack export holds it). Do not write through it
+ * while ops on the tensor are queued. */
+SY_API sy_status_code_t sy_tensor_data_ptr(sy_tensor_t tensor,
+                                           void** out_data);
+
+/* ===== DLPack ============================================================ */
+
+/* Exports a tensor as a DLPack 0.6 DLManagedTensor without copying: it
+ * points at the tensor's memory, with its shape, strides (in elements) and
+ * byte offset. Waits for the tensor's pending work first.
+ * Ownership: *out_managed is the caller's; hand it to one consumer, or call
+ * its deleter. The export keeps the memory alive — even past the release of
+ * the tensor handle and the destruction of the context — until the deleter
+ * runs. The deleter is thread-safe and may run on any thread.
+ * Errors: INVALID_ARGUMENT (bad handle, NULL out_managed). Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_to_dlpack(
+    sy_tensor_t tensor, struct DLManagedTensor** out_managed);
+
+/* How sy_tensor_from_dlpack may treat memory it cannot share. */
+typedef enum sy_dlpack_import_mode_t {
+  /* Share the memory; copy only when it cannot be shared (negative or
+   * misaligned strides, or a build without external storage). */
+  SY_DLPACK_SHARE_OR_COPY = 0,
+  /* Share the memory or fail (UNIMPLEMENTED / INVALID_ARGUMENT). */
+  SY_DLPACK_SHARE = 1,
+  /* Always copy into memory of the matching Switchyard device. */
+  SY_DLPACK_COPY = 2,
+} sy_dlpack_import_mode_t;
+
+/* Makes a tensor of a DLPack 0.6 DLManagedTensor. The DLPack device must
+ * match a Switchyard device of the context (same DLPack device type code
+ * and id: kDLCPU 0 is cpu:0), its dtype one of the nine (lanes 1), its rank
+ * at most SY_MAX_RANK. A tensor this context exported comes back as the
+ * very same memory in every mode but SY_DLPACK_COPY. Foreign memory
+ * is shared by a tensor whose storage calls the DLPack deleter when the
+ * last user (handle, view, op result sharing it) is gone.
+ * Ownership: on success the context owns `managed` (its deleter runs once
+ * — at once after a copy); on failure the caller still owns it.
+ * Errors: INVALID_ARGUMENT (bad handle or mode, NULL, unsupported dtype,
+ * rank, negative sizes, NULL data with elements); NOT_FOUND when no device
+ * matches; UNIMPLEMENTED when SY_DLPACK_SHARE cannot share or a copy of
+ * non-host memory was needed. Since: 1.0. */
+SY_API sy_status_code_t sy_tensor_from_dlpack(sy_context_t context,
+                                              struct DLManagedTensor* managed,
+                                              int32_t mode /* sy_dlpack_import_mode_t */,
+                                              sy_tensor_t* out_tensor);
+
+/* ===== Ops =============================================================== */
+
+/* Looks an op up by full name ("add.Tensor", "cuda::flash_attention") or
+ * base name ("add": its first overload). Do it once; call by handle.
+ * Errors: NOT_FOUND suggesting similarly named ops. Since: 1.0. */
+SY_API sy_status_code_t sy_op_find(sy_context_t context, const char* name,
+                                   sy_op_t* out_op);
+
+/* Every op the context knows (core and plugin-registered), for bindings
+ * that generate their functions: sy_op_count, then sy_op_get for each
+ * `index` in [0, count), in registration order. Loading or unloading a
+ * plugin changes the list. Ownership: op handles belong to the context.
+ * Errors: OUT_OF_RANGE for a bad index. Since: 1.0. */
+SY_API sy_status_code_t sy_op_count(sy_context_t context, int32_t* out_count);
+/* See sy_op_count. */
+SY_API sy_status_code_t sy_op_get(sy_context_t context, int32_t index,
+                                  sy_op_t* out_op);
+
+typedef struct sy_op_info_t {
+  size_t struct_size;
+  void* extension;
+  const char* full_name;  /* "add.Tensor", "cuda::flash_attention" */
+  const char* ns;         /* "" for the core set, else "cuda" */
+  const char* name;       /* "add" */
+  const char* overload;   /* "Tensor", or "" */
+  const char* schema;     /* "add.Tensor(Tensor a, Tensor b) -> Tensor" */
+  const char* owner;      /* "core" or the plugin that registered it */
+  int32_t num_args;       /* as written in the schema */
+  int32_t num_tensor_args;
+  int32_t num_attrs;
+  int32_t num_outputs;
+  int32_t list_arg;       /* the Tensor[] argument's index among tensor args, or -1 */
+  int32_t live;           /* 0 once the owning plugin was unloaded */
+} sy_op_info_t;
+
+/* What an op is — also one whose plugin was unloaded (live is then 0).
+ * Lifetime: the strings live as long as the context.
+ * Errors: INVALID_ARGUMENT for an out-struct whose struct_size is too
+ * small. Since: 1.0. */
+SY_API sy_status_code_t sy_op_get_info(sy_op_t op, sy_op_info_t* out_info);
+
+/* Argument kinds, as written in schema text. */
+typedef enum sy_arg_kind_t {
+  SY_ARG_TENSOR = 0,      /* Tensor   */
+  SY_ARG_TENSOR_LIST = 1, /* Tensor[] */
+  SY_ARG_INT = 2,         /* int      */
+  SY_ARG_INT_LIST = 3,    /* int[]    */
+  SY_ARG_FLOAT = 4,       /* float    */
+  SY_ARG_BOOL = 5,        /* bool     */
+  SY_ARG_SCALAR = 6,      /* Scalar: an int or a float */
+  SY_ARG_STRING = 7,      /* str      */
+  SY_ARG_DTYPE = 8,       /* ScalarType */
+} sy_arg_kind_t;
+
+typedef struct sy_op_arg_t {
+  size_t struct_size;
+  void* extension;
+  const char* name;
+  int32_t kind;          /* sy_arg_kind_t */
+  int32_t optional;      /* written with "?": accepts None */
+  int32_t has_default;   /* written with "= …" */
+  /* Position among the tensor arguments (for tensors) or attributes (for
+   * the rest); the other is -1. */
+  int32_t tensor_index;
+  int32_t attr_index;
+  int32_t reserved;
+  /* The default (kind SY_ATTR_NONE for None or no default); list and
+   * string pointers inside live as long as the context. */
+  sy_attr_t default_value;
+  const char* default_text; /* as schema text prints it ("1e-06"), or "" */
+  const char* kind_name;    /* "Tensor", "int[]", … */
+} sy_op_arg_t;
+
+/* Argument `index` in [0, num_args) in schema order.
+ * Errors: OUT_OF_RANGE for a bad index. Since: 1.0. */
+SY_API sy_status_code_t sy_op_get_arg(sy_op_t op, int32_t index,
+                                      sy_op_arg_t* out_arg);
+
+/* In sy_op_call's attrs: "this attribute takes its schema default". Lets a
+ * caller pass a later attribute while leaving an earlier one at default. */
+#define SY_ATTR_DEFAULT (-1)
+
+/* Calls an op.
+ * `inputs`: one handle per tensor argument in schema order (NULL for an
+ * omitted optional tensor), except that the Tensor[] argument (if any)
+ * takes as many consecutive handles as it has elements — the number follows
+ * from num_inputs. `attrs`: the leading non-tensor arguments in schema
+ * order; the rest take their defaults (an entry of kind SY_ATTR_DEFAULT
+ * takes its default too). An int is accepted for a float argument; a
+ * Scalar takes SY_ATTR_INT or SY_ATTR_FLOAT. `out_outputs` receives
+ * exactly num_outputs (= sy_op_info_t.num_outputs) new tensors on the
+ * inputs' device. The work is queued on that device's stream.
+ * Ownership: one reference to each output is the caller's. Inputs, attrs
+ * and what they point at are borrowed for the call.
+ * Errors: INVALID_ARGUMENT naming the op and argument (tensor count, a bad
+ * or foreign handle, attribute kind, dtype or shape the op rejects);
+ * UNIMPLEMENTED when no backend has a kernel for the inputs' dtypes and
+ * device (the message names those that do); FAILED_PRECONDITION when the
+ * op's plugin was unloaded; a kernel's own error. Since: 1.0. */
+SY_API sy_status_code_t sy_op_call(sy_op_t op, const sy_tensor_t* inputs,
+                                   int32_t num_inputs, const sy_attr_t* attrs,
+                                   int32_t num_attrs, sy_tensor_t* out_outputs,
+                                   int32_t num_outputs);
+
+/* The same into caller-provided outputs, which must have exactly the
+ * dtype, shape and device the op produces and must not share memory with
+ * an input. Allocates nothing. Ownership: `outputs` are borrowed; no
+ * reference changes hands.
+ * Errors: as sy_op_call, and INVALID_ARGUMENT naming the output that has
+ * the wrong dtype, shape or device, aliases an input, or is NULL.
+ * Since: 1.0. */
+SY_API sy_status_code_t sy_op_call_out(sy_op_t op, const sy_tensor_t* inputs,
+                                       int32_t num_inputs,
+                                       const sy_attr_t* attrs,
+                                       int32_t num_attrs,
+                                       const sy_tensor_t* outputs,
+                                       int32_t num_outputs);
+
+/* How a call with these arguments would run, without running it:
+ * "kernel cpu::add_f32 (priority)", "view", "decomposition", "cpu
+ * fallback". A call that would fail fails here with the same error.
+ * Lifetime: *out_text lives until the next Switchyard call on this thread.
+ * Errors: those sy_op_call would return. Since: 1.0. */
+SY_API sy_status_code_t sy_op_explain(sy_op_t op, const sy_tensor_t* inputs,
+                                      int32_t num_inputs,
+                                      const sy_attr_t* attrs,
+                                      int32_t num_attrs,
+                                      const char** out_text);
+
+#ifdef __cplusplus
+} /* extern "C" */
+
+static_assert(sizeof(void*) == 8, "the Switchyard C API needs 64-bit handles");
+static_assert(SY_STRUCT_SIZE(sy_context_options_t, cpu_fallback) ==
+                  sizeof(sy_context_options_t), "sy_context_options_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_plugin_record_t, load_ms) ==
+                  sizeof(sy_plugin_record_t), "sy_plugin_record_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_device_info_t, dl_device) ==
+                  sizeof(sy_device_info_t), "sy_device_info_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_allocator_stats_t, device_frees) ==
+                  sizeof(sy_allocator_stats_t), "sy_allocator_stats_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_op_info_t, live) == sizeof(sy_op_info_t),
+              "sy_op_info_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_op_arg_t, kind_name) == sizeof(sy_op_arg_t),
+              "sy_op_arg_t 1.0");
+#endif
+
+#endif /* SWITCHYARD_SWITCHYARD_H_ */

@@ -1,0 +1,71 @@
+// Version queries, status code names and dtype helpers: the entry points
+// that need no context.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "api/src/status.h"
+#include "dispatcher/ops/dtype.h"
+#include "dispatcher/version.h"
+
+using sy::capi::Guard;
+
+extern "C" {
+
+SY_API sy_status_code_t sy_api_version(uint32_t* out_major, uint32_t* out_minor) {
+  return Guard("sy_api_version", [&] {
+    if (out_major != nullptr) *out_major = SY_API_VERSION_MAJOR;
+    if (out_minor != nullptr) *out_minor = SY_API_VERSION_MINOR;
+    return absl::OkStatus();
+  });
+}
+
+SY_API const char* sy_library_version(void) { return sy::kSwitchyardVersion; }
+
+SY_API const char* sy_status_code_name(sy_status_code_t code) {
+  switch (code) {
+    case SY_STATUS_OK: return "OK";
+    case SY_STATUS_CANCELLED: return "CANCELLED";
+    case SY_STATUS_UNKNOWN: return "UNKNOWN";
+    case SY_STATUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case SY_STATUS_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case SY_STATUS_NOT_FOUND: return "NOT_FOUND";
+    case SY_STATUS_ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case SY_STATUS_PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case SY_STATUS_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case SY_STATUS_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case SY_STATUS_ABORTED: return "ABORTED";
+    case SY_STATUS_OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case SY_STATUS_UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case SY_STATUS_INTERNAL: return "INTERNAL";
+    case SY_STATUS_UNAVAILABLE: return "UNAVAILABLE";
+    case SY_STATUS_DATA_LOSS: return "DATA_LOSS";
+  }
+  return "UNKNOWN_CODE";
+}
+
+SY_API const char* sy_dtype_name(sy_dtype_t dtype) {
+  // DTypeName's views point at string literals, so .data() is NUL-ended.
+  return sy::IsValidDType(dtype) ? sy::DTypeName(dtype).data() : "invalid";
+}
+
+SY_API sy_status_code_t sy_dtype_from_name(const char* name, sy_dtype_t* out_dtype) {
+  return Guard("sy_dtype_from_name", [&]() -> absl::Status {
+    if (absl::Status s = sy::capi::CheckNotNull(name, "name"); !s.ok()) return s;
+    if (absl::Status s = sy::capi::CheckNotNull(out_dtype, "out_dtype"); !s.ok()) {
+      return s;
+    }
+    std::optional<sy_dtype_t> dtype = sy::ParseDType(name);
+    if (!dtype.has_value()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown dtype '", name, "'; use one of f32 f64 f16 bf16 i32 i64 i8 "
+          "u8 bool (or float32, float64, float16, bfloat16, int32, int64, "
+          "int8, uint8)"));
+    }
+    *out_dtype = *dtype;
+    return absl::OkStatus();
+  });
+}
+
+SY_API size_t sy_dtype_size(sy_dtype_t dtype) { return sy::DTypeSize(dtype); }
+
+}  // extern "C"
