@@ -153,6 +153,9 @@ at::Tensor TorchRandom(std::vector<int64_t> shape, uint32_t seed) {
 
 template <class Body>
 void RunTorch(benchmark::State& state, int64_t items, Body body) {
+  // Give libtorch as many threads as the cpu plugin uses (its default may
+  // be fewer).
+  at::set_num_threads(Switchyard::Get().threads());
   for (auto _ : state) body();
   state.SetItemsProcessed(state.iterations() * items);
   state.counters["threads"] = at::get_num_threads();
