@@ -80,19 +80,19 @@ sy_error_t* OutputSize(std::string_view what, int64_t in, int64_t kernel,
 // inputs).
 sy_error_t* CheckArguments(const sy_kernel_call_t* call, bool* has_bias) {
   constexpr size_t kMinSize = SY_STRUCT_SIZE(sy_kernel_call_t, kernel_data);
-  const bool three = call != nullptr && call->struct_size >= kMinSize &&
-                     call->num_inputs == 3;
+  const bool three =
+      call != nullptr && call->struct_size >= kMinSize && call->num_inputs == 3;
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kOp, three ? 3 : 2, 1, 4));
   const int32_t* off = call->input_offsets;
   const int32_t n = call->num_inputs;
   if (call->num_tensor_args != 3 || off == nullptr || off[0] != 0 ||
       off[1] != 1 || off[2] != 2 || off[3] != n) {
-    return OpError(
-        kOp, StrCat("expects 3 tensor arguments (x, weight, bias) with "
-                    "input_offsets [0, 1, 2, ", n, "] but the call has ",
-                    call->num_tensor_args,
-                    off == nullptr ? " and NULL input_offsets" : "",
-                    "; the call does not match the op's schema"));
+    return OpError(kOp,
+                   StrCat("expects 3 tensor arguments (x, weight, bias) with "
+                          "input_offsets [0, 1, 2, ",
+                          n, "] but the call has ", call->num_tensor_args,
+                          off == nullptr ? " and NULL input_offsets" : "",
+                          "; the call does not match the op's schema"));
   }
   *has_bias = n == 3;
   return nullptr;
@@ -104,22 +104,21 @@ sy_error_t* CheckAttributes(const sy_kernel_call_t* call, ConvLayout* l) {
     const sy_attr_t& attr = call->attrs[j];
     if (attr.kind != SY_ATTR_INTS || attr.value.ints.size != 2 ||
         attr.value.ints.data == nullptr) {
-      return OpError(kOp, StrCat("attribute '", kAttrNames[j],
-                                 "' must be a list of 2 ints [height, width] "
-                                 "(attribute kind ",
-                                 attr.kind, ", ",
-                                 attr.kind == SY_ATTR_INTS
-                                     ? attr.value.ints.size
-                                     : int64_t{0},
-                                 " values); pass the op's attributes in "
-                                 "schema order"));
+      return OpError(
+          kOp,
+          StrCat("attribute '", kAttrNames[j],
+                 "' must be a list of 2 ints [height, width] "
+                 "(attribute kind ",
+                 attr.kind, ", ",
+                 attr.kind == SY_ATTR_INTS ? attr.value.ints.size : int64_t{0},
+                 " values); pass the op's attributes in "
+                 "schema order"));
     }
     const int64_t min = j == 1 ? 0 : 1;
     const int64_t* v = attr.value.ints.data;
     if (v[0] < min || v[1] < min) {
       return OpError(kOp, StrCat("attribute '", kAttrNames[j], "' is [", v[0],
-                                 ", ", v[1], "]; each value must be >= ",
-                                 min));
+                                 ", ", v[1], "]; each value must be >= ", min));
     }
     lists[j][0] = v[0];
     lists[j][1] = v[1];
@@ -139,8 +138,8 @@ sy_error_t* CheckAttributes(const sy_kernel_call_t* call, ConvLayout* l) {
   return nullptr;
 }
 
-sy_error_t* CheckRank(const sy_tensor_view_t& v, std::string_view arg,
-                      int rank, std::string_view dims) {
+sy_error_t* CheckRank(const sy_tensor_view_t& v, std::string_view arg, int rank,
+                      std::string_view dims) {
   if (v.ndim == rank) return nullptr;
   return OpError(kOp, StrCat(arg, " has shape ", ShapeToString(Shape(v)),
                              " but must have rank ", rank, ": ", dims));
@@ -181,10 +180,10 @@ sy_error_t* Prepare(const sy_kernel_call_t* call, sy_dtype_t dtype,
                                "), which is not a multiple of groups=", g));
   }
   if (l->out_channels % g != 0) {
-    return OpError(kOp, StrCat("input 'weight' has ", l->out_channels,
-                               " output channels (shape ",
-                               ShapeToString(Shape(w)),
-                               "), which is not a multiple of groups=", g));
+    return OpError(kOp,
+                   StrCat("input 'weight' has ", l->out_channels,
+                          " output channels (shape ", ShapeToString(Shape(w)),
+                          "), which is not a multiple of groups=", g));
   }
   if (w.shape[1] != l->channels / g) {
     return OpError(
@@ -193,27 +192,26 @@ sy_error_t* Prepare(const sy_kernel_call_t* call, sy_dtype_t dtype,
                     " input channels per group, but input 'x' (shape ",
                     ShapeToString(Shape(x)), ") has ", l->channels,
                     " channels in ", g, g == 1 ? " group" : " groups",
-                    "; the second dim of 'weight' must be ",
-                    l->channels / g));
+                    "; the second dim of 'weight' must be ", l->channels / g));
   }
   if (l->kh < 1 || l->kw < 1) {
-    return OpError(kOp, StrCat("input 'weight' has shape ",
-                               ShapeToString(Shape(w)),
-                               ", an empty kernel; kernel sizes must be >= 1"));
+    return OpError(kOp,
+                   StrCat("input 'weight' has shape ", ShapeToString(Shape(w)),
+                          ", an empty kernel; kernel sizes must be >= 1"));
   }
   if (l->has_bias) {
     const sy_tensor_view_t& bias = call->inputs[2];
     if (bias.ndim != 1 || bias.shape[0] != l->out_channels) {
-      return OpError(kOp, StrCat("input 'bias' has shape ",
-                                 ShapeToString(Shape(bias)),
-                                 " but must be [", l->out_channels,
-                                 "]: one value per output channel"));
+      return OpError(
+          kOp, StrCat("input 'bias' has shape ", ShapeToString(Shape(bias)),
+                      " but must be [", l->out_channels,
+                      "]: one value per output channel"));
     }
     l->bias_stride = bias.strides[0];
   }
-  SY_PLUGIN_RETURN_IF_ERROR(OutputSize("height", l->height, l->kh,
-                                       l->stride[0], l->padding[0],
-                                       l->dilation[0], &l->out_h));
+  SY_PLUGIN_RETURN_IF_ERROR(OutputSize("height", l->height, l->kh, l->stride[0],
+                                       l->padding[0], l->dilation[0],
+                                       &l->out_h));
   SY_PLUGIN_RETURN_IF_ERROR(OutputSize("width", l->width, l->kw, l->stride[1],
                                        l->padding[1], l->dilation[1],
                                        &l->out_w));
@@ -275,8 +273,9 @@ class ConvProblem {
       const int64_t ow_lo =
           iw0 >= 0 ? 0 : std::min(l_.out_w, (-iw0 + sw - 1) / sw);
       const int64_t ow_hi = std::max(
-          ow_lo, iw0 >= l_.width ? 0
-                                 : std::min(l_.out_w, (l_.width - 1 - iw0) / sw + 1));
+          ow_lo, iw0 >= l_.width
+                     ? 0
+                     : std::min(l_.out_w, (l_.width - 1 - iw0) / sw + 1));
       // Writes values value(0..count) at pixels q.. of this row.
       auto put = [&](int64_t q, int64_t count, auto value) {
         for (int64_t t = 0; t < count;) {
@@ -319,8 +318,8 @@ class ConvProblem {
     const int64_t first = batch % l_.groups * l_.group_out() + i0;
     for (int64_t i = 0; i < mc; ++i) {
       const int64_t oc = first + i;
-      const S bias = bias_ != nullptr ? static_cast<S>(bias_[oc * l_.bias_stride])
-                                      : S{};
+      const S bias =
+          bias_ != nullptr ? static_cast<S>(bias_[oc * l_.bias_stride]) : S{};
       T* plane = y_ + image * l_.ys[0] + oc * l_.ys[1];
       const S* src = buf + i * ld;
       int64_t oh = j0 / l_.out_w, ow = j0 % l_.out_w;
@@ -395,8 +394,7 @@ sy_error_t* Conv2d(const sy_kernel_call_t* call) {
       l, weights, w_rs, DataPtr<const T>(call->inputs[0]),
       l.has_bias ? DataPtr<const T>(call->inputs[2]) : nullptr,
       DataPtr<T>(call->outputs[0]));
-  RunGemm(problem,
-          {l.batch * l.groups, l.group_out(), l.out_h * l.out_w, k});
+  RunGemm(problem, {l.batch * l.groups, l.group_out(), l.out_h * l.out_w, k});
   return nullptr;
 }
 

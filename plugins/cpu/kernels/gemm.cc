@@ -79,11 +79,11 @@ template <class S, int NR, int W>
 }
 
 // One instantiation per ISA: `kBytes` is the vector width, NR two vectors.
-#define SY_GEMM_MACRO_ARGS                                                  \
-  int64_t mc, int64_t nc, int64_t kc, const S *ap, const S *bp, S *c,      \
+#define SY_GEMM_MACRO_ARGS                                            \
+  int64_t mc, int64_t nc, int64_t kc, const S *ap, const S *bp, S *c, \
       int64_t c_rs, int64_t c_cs, bool accumulate
-#define SY_GEMM_MACRO_BODY(kBytes)                                          \
-  Macro<S, 2 * (kBytes) / sizeof(S), (kBytes) / sizeof(S)>(                 \
+#define SY_GEMM_MACRO_BODY(kBytes)                          \
+  Macro<S, 2 * (kBytes) / sizeof(S), (kBytes) / sizeof(S)>( \
       mc, nc, kc, ap, bp, c, c_rs, c_cs, accumulate)
 
 template <class S>

@@ -100,8 +100,8 @@ class Planner {
                      (plan.tiles_m > 1 || (shared_b_ && s_.batch > 1));
     plan.wave = s_.batch;
     if (plan.prepack_b && !shared_b_) {
-      plan.wave = std::clamp<int64_t>(kMaxPrepackBytes / per_batch, 1,
-                                      s_.batch);
+      plan.wave =
+          std::clamp<int64_t>(kMaxPrepackBytes / per_batch, 1, s_.batch);
     }
     return plan;
   }
@@ -126,8 +126,8 @@ class Planner {
     }
     if (plan.prepack_b) {  // packed once, shared by `threads` threads
       const double slots = shared_b_ ? 1.0 : static_cast<double>(plan.wave);
-      wave += kPackCost * k * static_cast<double>(RoundUp(s_.n, nr_)) *
-              slots / static_cast<double>(threads);
+      wave += kPackCost * k * static_cast<double>(RoundUp(s_.n, nr_)) * slots /
+              static_cast<double>(threads);
     }
     return static_cast<double>(CeilDiv(s_.batch, plan.wave)) * wave;
   }

@@ -42,7 +42,7 @@ namespace sy::cpu {
 // A in L2, a KC×NC panel of B in L3. Tuned on 2 MiB-L2 Xeons (Sapphire
 // Rapids class): 288 × 1024 beat 144 × 2048 by up to 30% at 2048³.
 inline constexpr int64_t kGemmKc = 256;
-inline constexpr int64_t kGemmMc = 288;  // a multiple of kGemmMr
+inline constexpr int64_t kGemmMc = 288;   // a multiple of kGemmMr
 inline constexpr int64_t kGemmNc = 1024;  // a multiple of every NR
 // Buffered products (below) keep a tile's rows × this many columns of C in
 // the compute type, and at most this many rows per tile.
@@ -190,8 +190,7 @@ class Runner {
           states[i].store(kUnpacked, std::memory_order_relaxed);
         }
       }
-      Parallel((b1 - b0) * tiles, [&](int64_t t, S* a_buf, S* b_buf,
-                                      S* c_buf) {
+      Parallel((b1 - b0) * tiles, [&](int64_t t, S* a_buf, S* b_buf, S* c_buf) {
         const int64_t batch = b0 + t / tiles;
         const int64_t r = t % tiles;
         const int64_t i0 = r / plan_.tiles_n * plan_.tile_m;
@@ -225,10 +224,9 @@ class Runner {
   void Parallel(int64_t n, const Fn& fn) {
     const int64_t tile_m = std::min(plan_.tile_m, s_.m);
     const int64_t nc = std::min(nc_max_, RoundUp(plan_.tile_n, NR));
-    const size_t a_elems = static_cast<size_t>(
-        RoundUp(RoundUp(std::min(kGemmMc, tile_m), kGemmMr) *
-                    std::min(kGemmKc, s_.k),
-                16));
+    const size_t a_elems = static_cast<size_t>(RoundUp(
+        RoundUp(std::min(kGemmMc, tile_m), kGemmMr) * std::min(kGemmKc, s_.k),
+        16));
     const size_t b_elems =
         plan_.prepack_b
             ? 0
@@ -241,8 +239,9 @@ class Runner {
       try {
         GemmScratch scratch((a_elems + b_elems + c_elems) * sizeof(S));
         S* a_buf = scratch.as<S>();
-        for (int64_t t; !failed.load(std::memory_order_relaxed) &&
-                        (t = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
+        for (int64_t t;
+             !failed.load(std::memory_order_relaxed) &&
+             (t = next.fetch_add(1, std::memory_order_relaxed)) < n;) {
           fn(t, a_buf, a_buf + a_elems, a_buf + a_elems + b_elems);
         }
       } catch (const std::bad_alloc&) {
@@ -271,8 +270,7 @@ class Runner {
                                           std::memory_order_acquire)) {
           const int64_t p = sub * group_.rows;
           const int64_t j = g * group_.cols;
-          p_.template PackB<NR>(batch, pc + p, j,
-                                std::min(group_.rows, kc - p),
+          p_.template PackB<NR>(batch, pc + p, j, std::min(group_.rows, kc - p),
                                 std::min(group_.cols, s_.n - j),
                                 block + j * kc + p * NR, kc * NR);
           state.store(kPacked, std::memory_order_release);

@@ -44,7 +44,8 @@ inline void TransposeColumns4(const float* src, int64_t cs, int64_t kc,
                     __builtin_shuffle(t0, t2, I{2, 3, 6, 7}),
                     __builtin_shuffle(t1, t3, I{0, 1, 4, 5}),
                     __builtin_shuffle(t1, t3, I{2, 3, 6, 7})};
-    for (int t = 0; t < 4; ++t) std::memcpy(dst + (k + t) * ld, &r[t], sizeof(V));
+    for (int t = 0; t < 4; ++t)
+      std::memcpy(dst + (k + t) * ld, &r[t], sizeof(V));
   }
   for (; k < kc; ++k) {
     for (int j = 0; j < 4; ++j) dst[k * ld + j] = c[j][k];
@@ -115,7 +116,7 @@ void PackB(StridedMatrix<T> b, int64_t kc, int64_t nc, S* __restrict out,
       if constexpr (std::is_same_v<S, float> && std::is_same_v<T, float>) {
         for (; j + 4 <= cols; j += 4) {
           gemm_internal::TransposeColumns4(b.data + (j0 + j) * b.cs, b.cs, kc,
-                                      out + j, NR);
+                                           out + j, NR);
         }
       }
       for (; j < NR; ++j) {
@@ -146,7 +147,8 @@ void PackB(StridedMatrix<T> b, int64_t kc, int64_t nc, S* __restrict out,
       if (b.cs == 1) {
         for (int j = 0; j < NR; ++j) dst[j] = static_cast<S>(row[j0 + j]);
       } else {
-        for (int j = 0; j < NR; ++j) dst[j] = static_cast<S>(row[(j0 + j) * b.cs]);
+        for (int j = 0; j < NR; ++j)
+          dst[j] = static_cast<S>(row[(j0 + j) * b.cs]);
       }
     }
     if (j0 < nc) {

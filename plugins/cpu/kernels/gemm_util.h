@@ -50,9 +50,9 @@ using GemmCompute = typename GemmComputeOf<T>::type;
 // (f32, f64, i32 through uint32, i64 through uint64; the signed and unsigned
 // types of one width may alias).
 template <class T>
-inline constexpr bool kGemmInPlace =
-    sizeof(T) == sizeof(GemmCompute<T>) && !std::is_same_v<T, plugin::Half> &&
-    !std::is_same_v<T, plugin::BFloat16>;
+inline constexpr bool kGemmInPlace = sizeof(T) == sizeof(GemmCompute<T>) &&
+                                     !std::is_same_v<T, plugin::Half> &&
+                                     !std::is_same_v<T, plugin::BFloat16>;
 
 // A kernel registered for `want` checks that the call really has it: the
 // dispatcher picks kernels by dtype, so a mismatch is a host bug.
@@ -63,8 +63,10 @@ inline sy_error_t* CheckKernelDtype(const sy_tensor_view_t& view,
   const std::string_view name = plugin::DtypeName(want);
   return OpError(
       op, plugin::StrCat(arg, " has dtype ", plugin::DtypeName(view.dtype),
-                         " but this is the ", name, " kernel, which takes "
-                         "every tensor in ", name,
+                         " but this is the ", name,
+                         " kernel, which takes "
+                         "every tensor in ",
+                         name,
                          "; pass tensors of one dtype (the dispatcher picks "
                          "the kernel by dtype)"));
 }

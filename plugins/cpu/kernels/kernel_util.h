@@ -1,4 +1,4 @@
-// Checks shared by the cpu plugin's kernels, and the kernel entry points.
+// Checks shared by the cpu plugin's kernels.
 //
 // Every kernel validates its call before touching memory: a bad call gets
 // INVALID_ARGUMENT with a message "cpu plugin: <op>: <what>; <what to do>",
@@ -14,16 +14,11 @@
 
 namespace sy::cpu {
 
-// ---- Kernel entry points (one family per file in kernels/) ---------------
-// Each is an sy_kernel_fn: thread-safe, stateless, runs to completion on the
-// calling thread (the cpu stream is synchronous), never throws.
-
-// The elementwise families (creation.cc, unary.cc, binary.cc) declare no
-// entry points here: their kernels are templates listed by their family
-// functions (kernel_list.h).
-// reduction.cc
-// matmul.cc
-sy_error_t* MatmulF32(const sy_kernel_call_t* call);  // matmul
+// Kernel entry points are not declared here: each family file (kernels/)
+// lists its kernels, templates instantiated per dtype, through its family
+// function (kernel_list.h). Each is an sy_kernel_fn: thread-safe,
+// stateless, runs to completion on the calling thread (the cpu stream is
+// synchronous), never throws.
 
 // ---- Checks ---------------------------------------------------------------
 

@@ -74,7 +74,8 @@ struct MatmulLayout {
       ++r;
     }
     for (int d = 0; d + 1 < r; ++d) {
-      if (sa[d] != sa[d + 1] * size[d + 1] || sc[d] != sc[d + 1] * size[d + 1]) {
+      if (sa[d] != sa[d + 1] * size[d + 1] ||
+          sc[d] != sc[d + 1] * size[d + 1]) {
         return;
       }
     }

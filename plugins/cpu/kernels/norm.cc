@@ -67,7 +67,7 @@ void LogSoftmaxRow(const C* x, C* y, int64_t n) {
 template <bool kLog, sy_dtype_t D>
 sy_error_t* Softmax(const sy_kernel_call_t* call) {
   using T = CType<D>;
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   constexpr std::string_view op = kLog ? "log_softmax" : "softmax";
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op, 1, 1, 1));
   const sy_tensor_view_t& x = call->inputs[0];

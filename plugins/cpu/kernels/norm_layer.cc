@@ -44,7 +44,7 @@ std::vector<C> LoadVector(const sy_tensor_view_t& v) {
   ForEachStridedRun<1>(Shape(v), {v.strides},
                        [&](const auto& off, int64_t n, const auto& st) {
                          for (int64_t i = 0; i < n; ++i) {
-                           out[pos + i] = C(Compute<TW>(p[off[0] + i * st[0]]));
+                           out[pos + i] = C(ReduceCompute<TW>(p[off[0] + i * st[0]]));
                          }
                          pos += n;
                        });
@@ -81,7 +81,7 @@ sy_error_t* OptionalArg(const sy_kernel_call_t* call, std::string_view op,
 template <sy_dtype_t D, sy_dtype_t WD, sy_dtype_t BD>
 sy_error_t* LayerNorm(const sy_kernel_call_t* call) {
   using T = CType<D>;
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   constexpr std::string_view op = "layer_norm";
   constexpr int kInputs = 1 + (WD != SY_DTYPE_NONE) + (BD != SY_DTYPE_NONE);
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op, kInputs, 1, 2));
@@ -150,7 +150,7 @@ sy_error_t* LayerNorm(const sy_kernel_call_t* call) {
 template <sy_dtype_t D, sy_dtype_t WD>
 sy_error_t* RmsNorm(const sy_kernel_call_t* call) {
   using T = CType<D>;
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   constexpr std::string_view op = "rms_norm";
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op, 2, 1, 1));
   const sy_tensor_view_t& x = call->inputs[0];

@@ -93,7 +93,7 @@ void ScatterRun(T* out, int64_t row_step, const C* buf, int64_t ld,
 }  // namespace internal
 
 // Calls row(in, out, n) for every row of x (element type T), where `in` and
-// `out` are dense arrays of n = the row's element count in Compute<T> (they
+// `out` are dense arrays of n = the row's element count in ReduceCompute<T> (they
 // may be the same array), then stores `out` into the matching row of
 // `output`. x and output have the same shape (checked by the caller);
 // row_dim[d] marks the row dims. Allocates scratch before any thread
@@ -101,7 +101,7 @@ void ScatterRun(T* out, int64_t row_step, const C* buf, int64_t ld,
 template <class T, class RowFn>
 void ForEachRow(const sy_tensor_view_t& x, const sy_tensor_view_t& output,
                 const bool* row_dim, RowFn&& row) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   int64_t outer[SY_MAX_RANK], outer_xs[SY_MAX_RANK], outer_os[SY_MAX_RANK];
   int64_t inner[SY_MAX_RANK], inner_xs[SY_MAX_RANK], inner_os[SY_MAX_RANK];
   int no = 0, ni = 0;

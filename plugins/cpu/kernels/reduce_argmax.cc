@@ -42,7 +42,7 @@ constexpr int kTile = 64;
 template <sy_dtype_t D>
 struct Values {
   using T = CType<D>;
-  using V = std::conditional_t<D == SY_DTYPE_BOOL, uint8_t, Compute<T>>;
+  using V = std::conditional_t<D == SY_DTYPE_BOOL, uint8_t, ReduceCompute<T>>;
   static V Load(T x) {
     if constexpr (D == SY_DTYPE_BOOL) {
       return x != 0;

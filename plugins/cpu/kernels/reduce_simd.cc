@@ -100,7 +100,7 @@ constexpr int64_t kSumBlock = kFloatGroups * kLanes * 16;
 template <class T, class Term>
 [[gnu::always_inline]] inline double LaneSum(const T* __restrict x, int64_t n,
                                              Term term) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   int64_t i = 0;
   double blocks[kLanes] = {};
   if constexpr (std::is_same_v<C, float>) {
@@ -131,7 +131,7 @@ template <class T, class Term>
 
 template <class T>
 SY_CPU_MULTIVERSION double SumF(const T* __restrict x, int64_t n) {
-  return LaneSum(x, n, [](Compute<T> v) { return v; });
+  return LaneSum(x, n, [](ReduceCompute<T> v) { return v; });
 }
 
 template <class T>
@@ -163,7 +163,7 @@ template <class T>
 SY_CPU_MULTIVERSION void AddF(double* __restrict acc, const T* __restrict x,
                               int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    acc[i] += static_cast<double>(static_cast<Compute<T>>(x[i]));
+    acc[i] += static_cast<double>(static_cast<ReduceCompute<T>>(x[i]));
   }
 }
 
@@ -181,8 +181,8 @@ SY_CPU_MULTIVERSION void AddNonzero(uint64_t* __restrict acc,
 }
 
 template <class T>
-SY_CPU_MULTIVERSION Compute<T> Max(const T* __restrict x, int64_t n) {
-  using C = Compute<T>;
+SY_CPU_MULTIVERSION ReduceCompute<T> Max(const T* __restrict x, int64_t n) {
+  using C = ReduceCompute<T>;
   C acc[kExtremeGroups][kLanes];
   for (auto& group : acc) std::fill(group, group + kLanes, Lowest<C>());
   int64_t i = LaneLoop(acc, x, n, [](C& a, T v) { a = MaxOf(a, C(v)); });
@@ -195,8 +195,8 @@ SY_CPU_MULTIVERSION Compute<T> Max(const T* __restrict x, int64_t n) {
 }
 
 template <class T>
-SY_CPU_MULTIVERSION Compute<T> Min(const T* __restrict x, int64_t n) {
-  using C = Compute<T>;
+SY_CPU_MULTIVERSION ReduceCompute<T> Min(const T* __restrict x, int64_t n) {
+  using C = ReduceCompute<T>;
   C acc[kExtremeGroups][kLanes];
   for (auto& group : acc) std::fill(group, group + kLanes, Highest<C>());
   int64_t i = LaneLoop(acc, x, n, [](C& a, T v) { a = MinOf(a, C(v)); });
@@ -209,22 +209,22 @@ SY_CPU_MULTIVERSION Compute<T> Min(const T* __restrict x, int64_t n) {
 }
 
 template <class T>
-SY_CPU_MULTIVERSION void MaxInto(Compute<T>* __restrict acc,
+SY_CPU_MULTIVERSION void MaxInto(ReduceCompute<T>* __restrict acc,
                                  const T* __restrict x, int64_t n) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   for (int64_t i = 0; i < n; ++i) acc[i] = MaxOf(acc[i], C(x[i]));
 }
 
 template <class T>
-SY_CPU_MULTIVERSION void MinInto(Compute<T>* __restrict acc,
+SY_CPU_MULTIVERSION void MinInto(ReduceCompute<T>* __restrict acc,
                                  const T* __restrict x, int64_t n) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   for (int64_t i = 0; i < n; ++i) acc[i] = MinOf(acc[i], C(x[i]));
 }
 
 template <class T>
 int64_t ArgMax(const T* x, int64_t n) {
-  using C = Compute<T>;
+  using C = ReduceCompute<T>;
   const C m = Max(x, n);
   if (m != m) {
     for (int64_t i = 0; i < n; ++i) {
@@ -289,10 +289,10 @@ SY_CPU_MULTIVERSION void Normalize(C* y, const C* x, C mean, C rstd, const C* w,
   template uint64_t SumI<T>(const T*, int64_t); \
   template void AddI<T>(uint64_t*, const T*, int64_t);
 #define SY_EXTREMES(T)                                      \
-  template Compute<T> Max<T>(const T*, int64_t);            \
-  template Compute<T> Min<T>(const T*, int64_t);            \
-  template void MaxInto<T>(Compute<T>*, const T*, int64_t); \
-  template void MinInto<T>(Compute<T>*, const T*, int64_t); \
+  template ReduceCompute<T> Max<T>(const T*, int64_t);            \
+  template ReduceCompute<T> Min<T>(const T*, int64_t);            \
+  template void MaxInto<T>(ReduceCompute<T>*, const T*, int64_t); \
+  template void MinInto<T>(ReduceCompute<T>*, const T*, int64_t); \
   template int64_t ArgMax<T>(const T*, int64_t);
 #define SY_NORM(C)                                                    \
   template void Scale<C>(C*, const C*, C, int64_t);                   \

@@ -61,16 +61,16 @@ template <class T>
 void AddI(uint64_t* acc, const T* x, int64_t n);
 void AddNonzero(uint64_t* acc, const uint8_t* x, int64_t n);
 
-// Largest / smallest element (n >= 1), in Compute<T>; NaN if any is NaN.
+// Largest / smallest element (n >= 1), in ReduceCompute<T>; NaN if any is NaN.
 template <class T>
-Compute<T> Max(const T* x, int64_t n);
+ReduceCompute<T> Max(const T* x, int64_t n);
 template <class T>
-Compute<T> Min(const T* x, int64_t n);
+ReduceCompute<T> Min(const T* x, int64_t n);
 // acc[i] = max(acc[i], x[i]) / min(…), NaN-propagating.
 template <class T>
-void MaxInto(Compute<T>* acc, const T* x, int64_t n);
+void MaxInto(ReduceCompute<T>* acc, const T* x, int64_t n);
 template <class T>
-void MinInto(Compute<T>* acc, const T* x, int64_t n);
+void MinInto(ReduceCompute<T>* acc, const T* x, int64_t n);
 
 // Index of the first largest element (n >= 1); the first NaN if any.
 template <class T>

@@ -25,19 +25,19 @@ namespace sy::cpu {
 // The type f16 and bf16 are computed in (float); every other element type
 // computes in itself.
 template <class T>
-struct ComputeOf {
+struct ReduceComputeOf {
   using type = T;
 };
 template <>
-struct ComputeOf<plugin::Half> {
+struct ReduceComputeOf<plugin::Half> {
   using type = float;
 };
 template <>
-struct ComputeOf<plugin::BFloat16> {
+struct ReduceComputeOf<plugin::BFloat16> {
   using type = float;
 };
 template <class T>
-using Compute = typename ComputeOf<T>::type;
+using ReduceCompute = typename ReduceComputeOf<T>::type;
 
 template <class T>
 inline constexpr bool kIsFloating =

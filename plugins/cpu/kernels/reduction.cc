@@ -92,13 +92,13 @@ struct FloatSum {
   static Acc Run(const T* x, int64_t n, int64_t s) {
     if (s == 1 && n >= kShortRun) return simd::SumF(x, n);
     double total = 0.0;
-    for (int64_t i = 0; i < n; ++i) total += double(Compute<T>(x[i * s]));
+    for (int64_t i = 0; i < n; ++i) total += double(ReduceCompute<T>(x[i * s]));
     return total;
   }
   static void Into(Acc* acc, const T* x, int64_t n, int64_t xs, int64_t as) {
     if (xs == 1 && as == 1 && n >= kShortRun) return simd::AddF(acc, x, n);
     for (int64_t i = 0; i < n; ++i)
-      acc[i * as] += double(Compute<T>(x[i * xs]));
+      acc[i * as] += double(ReduceCompute<T>(x[i * xs]));
   }
   static Acc Merge(Acc a, Acc b) { return a + b; }
   static T Finish(Acc a, int64_t) { return FromDouble<T>(a); }
@@ -152,7 +152,7 @@ struct BoolSum {
 // max/min; bool runs as its bytes, and the result is tested != 0.
 template <class T, bool kMax, bool kBool = false>
 struct Extreme {
-  using Acc = Compute<T>;
+  using Acc = ReduceCompute<T>;
   static Acc Identity() {
     if constexpr (std::numeric_limits<Acc>::has_infinity) {
       return kMax ? -std::numeric_limits<Acc>::infinity()

@@ -83,10 +83,9 @@ class Conv2dTest : public CpuPluginTest {
                                  bias != nullptr ? dtype : SY_DTYPE_NONE};
     const RegisteredKernel* kernel = host_->FindKernel("conv2d", dtypes);
     if (kernel == nullptr) return {SY_STATUS_NOT_FOUND, "no kernel"};
-    const std::vector<sy_attr_t> attrs = {IntsAttr(c.stride),
-                                          IntsAttr(c.padding),
-                                          IntsAttr(c.dilation),
-                                          IntAttr(c.groups)};
+    const std::vector<sy_attr_t> attrs = {
+        IntsAttr(c.stride), IntsAttr(c.padding), IntsAttr(c.dilation),
+        IntAttr(c.groups)};
     return RunWithOptional(*kernel, {&x, &w, bias}, out, attrs, stream_);
   }
 
@@ -95,26 +94,26 @@ class Conv2dTest : public CpuPluginTest {
     SCOPED_TRACE(::testing::PrintToString(c) + " layout " +
                  std::to_string(combo));
     const int64_t cig = c.c / c.groups, cog = c.out_c / c.groups;
-    const int64_t oh = OutSize(c.h, c.kh, c.stride[0], c.padding[0],
-                               c.dilation[0]);
-    const int64_t ow = OutSize(c.w, c.kw, c.stride[1], c.padding[1],
-                               c.dilation[1]);
-    const auto x = TypedTensor<T>::Random({c.n, c.c, c.h, c.w}, seed,
-                                          LayoutOf(combo, 0));
-    const auto w = TypedTensor<T>::Random({c.out_c, cig, c.kh, c.kw},
-                                          seed + 1, LayoutOf(combo, 1));
+    const int64_t oh =
+        OutSize(c.h, c.kh, c.stride[0], c.padding[0], c.dilation[0]);
+    const int64_t ow =
+        OutSize(c.w, c.kw, c.stride[1], c.padding[1], c.dilation[1]);
+    const auto x =
+        TypedTensor<T>::Random({c.n, c.c, c.h, c.w}, seed, LayoutOf(combo, 0));
+    const auto w = TypedTensor<T>::Random({c.out_c, cig, c.kh, c.kw}, seed + 1,
+                                          LayoutOf(combo, 1));
     const auto bias =
         TypedTensor<T>::Random({c.out_c}, seed + 2, LayoutOf(combo, 3));
     auto out = TypedTensor<T>::Make({c.n, c.out_c, oh, ow}, LayoutOf(combo, 2));
     const sy_tensor_view_t bias_view = bias.view();
-    const Status status =
-        RunConv(plugin::kDtypeOf<T>, x.view(), w.view(),
-                c.bias ? &bias_view : nullptr, out.view(), c);
+    const Status status = RunConv(plugin::kDtypeOf<T>, x.view(), w.view(),
+                                  c.bias ? &bias_view : nullptr, out.view(), c);
     ASSERT_TRUE(status.ok()) << status.message;
 
     double u = 0x1p-24, rounding = 0, tiny = 0;
     if constexpr (std::is_same_v<T, double>) u = 0x1p-53;
-    if constexpr (std::is_same_v<T, plugin::Half>) rounding = 0x1p-11, tiny = 0x1p-24;
+    if constexpr (std::is_same_v<T, plugin::Half>)
+      rounding = 0x1p-11, tiny = 0x1p-24;
     if constexpr (std::is_same_v<T, plugin::BFloat16>) rounding = 0x1p-8;
     const int64_t k = cig * c.kh * c.kw + 1;
     int failures = 0;
@@ -130,8 +129,10 @@ class Conv2dTest : public CpuPluginTest {
       for (int64_t ci = 0; ci < cig; ++ci) {
         for (int64_t i = 0; i < c.kh; ++i) {
           for (int64_t j = 0; j < c.kw; ++j) {
-            const int64_t ih = o[2] * c.stride[0] - c.padding[0] + i * c.dilation[0];
-            const int64_t iw = o[3] * c.stride[1] - c.padding[1] + j * c.dilation[1];
+            const int64_t ih =
+                o[2] * c.stride[0] - c.padding[0] + i * c.dilation[0];
+            const int64_t iw =
+                o[3] * c.stride[1] - c.padding[1] + j * c.dilation[1];
             if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
             const int64_t xi[] = {o[0], g * cig + ci, ih, iw};
             const int64_t wi[] = {o[1], ci, i, j};
@@ -189,8 +190,8 @@ TYPED_TEST(Conv2dTypedTest, MatchesDirectLoopOnOtherThreadCounts) {
 }
 
 TEST_F(Conv2dTest, RegistersEveryDtypeWithAndWithoutBias) {
-  for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16,
-                       SY_DTYPE_BF16}) {
+  for (sy_dtype_t d :
+       {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16, SY_DTYPE_BF16}) {
     const std::string name(plugin::DtypeName(d));
     for (sy_dtype_t bias : {d, SY_DTYPE_NONE}) {
       const sy_dtype_t dtypes[] = {d, d, bias};
@@ -202,7 +203,8 @@ TEST_F(Conv2dTest, RegistersEveryDtypeWithAndWithoutBias) {
   }
 }
 
-// ---- Bad calls ---------------------------------------------------------------
+// ---- Bad calls
+// ---------------------------------------------------------------
 
 class Conv2dErrorTest : public Conv2dTest {
  protected:

@@ -140,9 +140,8 @@ class TypedTensor {
   // Make's byte pattern.
   bool OutsideUntouched() const {
     std::vector<bool> reachable(storage_->size(), false);
-    ForEachIndex(shape_, [&](std::span<const int64_t> i) {
-      reachable[Pos(i)] = true;
-    });
+    ForEachIndex(shape_,
+                 [&](std::span<const int64_t> i) { reachable[Pos(i)] = true; });
     std::vector<unsigned char> pattern(sizeof(T), 0xA5);
     for (size_t i = 0; i < reachable.size(); ++i) {
       if (!reachable[i] &&

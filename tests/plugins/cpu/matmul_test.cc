@@ -87,7 +87,7 @@ const MatmulCase kCases[] = {
     {{150, 300}, {300, 40}, {150, 40}},  // crosses MC and KC
     {{7, 300}, {300, 2100}, {7, 2100}},  // crosses NC
     {{1, 1}, {1, 1}, {1, 1}},
-    {{3, 4, 5}, {5, 6}, {3, 4, 6}, {4, 5}},        // a stretched
+    {{3, 4, 5}, {5, 6}, {3, 4, 6}, {4, 5}},  // a stretched
     {{2, 3, 4, 5}, {2, 3, 5, 6}, {2, 3, 4, 6}, {}, {2, 1, 5, 6}},
 };
 
@@ -151,7 +151,8 @@ void ExpectProduct(const MatmulCase& c, const TypedTensor<T>& a,
       }
       double u = 0x1p-24, rounding = 0, tiny = 0;
       if constexpr (std::is_same_v<T, double>) u = 0x1p-53;
-      if constexpr (std::is_same_v<T, plugin::Half>) rounding = 0x1p-11, tiny = 0x1p-24;
+      if constexpr (std::is_same_v<T, plugin::Half>)
+        rounding = 0x1p-11, tiny = 0x1p-24;
       if constexpr (std::is_same_v<T, plugin::BFloat16>) rounding = 0x1p-8;
       const long double tol =
           (k + 2) * u * scale * 1.01L + rounding * std::fabs(want) + tiny;
@@ -169,7 +170,8 @@ void ExpectProduct(const MatmulCase& c, const TypedTensor<T>& a,
       for (int64_t kk = 0; kk < k; ++kk) {
         ia[ka] = kk;
         ib[kb] = kk;
-        want += static_cast<uint64_t>(a.at(ia)) * static_cast<uint64_t>(b.at(ib));
+        want +=
+            static_cast<uint64_t>(a.at(ia)) * static_cast<uint64_t>(b.at(ib));
       }
       if (got != static_cast<T>(want)) {
         ADD_FAILURE() << "at " << ShapeString(i) << ": got " << int64_t(got)
@@ -204,9 +206,9 @@ class MatmulTypedTest : public MatmulFixture {
   void SetUp() override {}
 };
 
-using MatmulTypes = ::testing::Types<float, double, plugin::Half,
-                                     plugin::BFloat16, int32_t, int64_t,
-                                     int8_t, uint8_t>;
+using MatmulTypes =
+    ::testing::Types<float, double, plugin::Half, plugin::BFloat16, int32_t,
+                     int64_t, int8_t, uint8_t>;
 TYPED_TEST_SUITE(MatmulTypedTest, MatmulTypes);
 
 TYPED_TEST(MatmulTypedTest, MatchesReferenceOnEveryMicroKernel) {
@@ -228,14 +230,14 @@ TYPED_TEST(MatmulTypedTest, MatchesReferenceOnEveryMicroKernel) {
 // shared B) have ragged edges.
 
 const MatmulCase kThreadedCases[] = {
-    {{301, 257}, {257, 299}, {301, 299}},         // one product, row tiles
-    {{7, 520}, {520, 1001}, {7, 1001}},           // few rows: column tiles
-    {{3, 97, 130}, {3, 130, 71}, {3, 97, 71}},    // batch of 3
-    {{4, 50, 64}, {64, 200}, {4, 50, 200}},       // shared B, folds into rows
-    {{2, 3, 40, 64}, {64, 90}, {2, 3, 40, 90}},   // shared B (transposed a
-                                                  // does not fold)
-    {{130, 700}, {700}, {130}},                   // matrix-vector
-    {{700}, {700, 130}, {130}},                   // vector-matrix
+    {{301, 257}, {257, 299}, {301, 299}},        // one product, row tiles
+    {{7, 520}, {520, 1001}, {7, 1001}},          // few rows: column tiles
+    {{3, 97, 130}, {3, 130, 71}, {3, 97, 71}},   // batch of 3
+    {{4, 50, 64}, {64, 200}, {4, 50, 200}},      // shared B, folds into rows
+    {{2, 3, 40, 64}, {64, 90}, {2, 3, 40, 90}},  // shared B (transposed a
+                                                 // does not fold)
+    {{130, 700}, {700}, {130}},                  // matrix-vector
+    {{700}, {700, 130}, {130}},                  // vector-matrix
     {{6, 33, 40}, {6, 40, 35}, {6, 33, 35}, {}, {1, 40, 35}},
 };
 
@@ -264,7 +266,8 @@ TYPED_TEST(MatmulThreadedTest, LargeProductsMatchReference) {
   }
 }
 
-// ---- Bad calls ---------------------------------------------------------------
+// ---- Bad calls
+// ---------------------------------------------------------------
 
 class MatmulErrorTest : public MatmulFixture {
  protected:
@@ -343,8 +346,7 @@ TEST_F(MatmulErrorTest, RejectsADtypeOtherThanTheKernels) {
       TypedTensor<plugin::Half>::Random({2, 3}, 1);
   const TypedTensor<float> b = TypedTensor<float>::Random({3, 5}, 2);
   TypedTensor<plugin::Half> out = TypedTensor<plugin::Half>::Make({2, 5});
-  const Status status =
-      RunMatmul(SY_DTYPE_F16, a.view(), b.view(), out.view());
+  const Status status = RunMatmul(SY_DTYPE_F16, a.view(), b.view(), out.view());
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
             "cpu plugin: matmul: input 'b' has dtype f32 but this is the f16 "
