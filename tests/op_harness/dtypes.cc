@@ -8,6 +8,21 @@
 namespace sy::op_harness {
 namespace {
 
+// `value` rounded to float, to nearest even. Spelled out for values beyond
+// the float range, whose conversion C++ leaves undefined: up to half a unit
+// past FLT_MAX they round down to it, from there on to infinity.
+float ToFloat(double value) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kHalfUnitPast = 0x1.ffffffp127;  // FLT_MAX + ulp/2
+  if (std::isfinite(value) && std::fabs(value) > kMax) {
+    const float rounded = std::fabs(value) >= kHalfUnitPast
+                              ? std::numeric_limits<float>::infinity()
+                              : std::numeric_limits<float>::max();
+    return std::copysign(rounded, static_cast<float>(value > 0 ? 1 : -1));
+  }
+  return static_cast<float>(value);
+}
+
 // bool < integers < floating.
 int Category(sy_dtype_t dtype) {
   if (dtype == SY_DTYPE_BOOL) return 0;
@@ -150,11 +165,11 @@ double RoundTo(sy_dtype_t dtype, double value) {
     case SY_DTYPE_F64:
       return value;
     case SY_DTYPE_F32:
-      return static_cast<float>(value);
+      return ToFloat(value);
     case SY_DTYPE_F16:
-      return static_cast<float>(plugin::Half(static_cast<float>(value)));
+      return static_cast<float>(plugin::Half(ToFloat(value)));
     case SY_DTYPE_BF16:
-      return static_cast<float>(plugin::BFloat16(static_cast<float>(value)));
+      return static_cast<float>(plugin::BFloat16(ToFloat(value)));
     case SY_DTYPE_BOOL:
       return value != 0 ? 1.0 : 0.0;  // NaN != 0
     default:

@@ -127,6 +127,12 @@ void BadAttributes(std::vector<ErrorCase>& out) {
       FollowUp("groups=2", {In(kF32, {1, 4, 5, 5}), In(kF32, {6, 2, 3, 3}), InputSpec::None()},
                conv_attrs({1, 1}, 2), Accuracy::kContraction, conv_reference({1, 1}, 2))));
   out.push_back(Error(
+      "conv2d_integer_input", "i32", "conv2d",
+      {In(SY_DTYPE_I32, {1, 2, 5, 5}), In(SY_DTYPE_I32, {3, 2, 3, 3}), InputSpec::None()},
+      conv_attrs({1, 1}, 1), {{"float"}},
+      FollowUp("f32", {In(kF32, {1, 2, 5, 5}), In(kF32, {3, 2, 3, 3}), InputSpec::None()},
+               conv_attrs({1, 1}, 1), Accuracy::kContraction, conv_reference({1, 1}, 1))));
+  out.push_back(Error(
       "fill_value_out_of_range", "u8", "fill.Scalar", {In(SY_DTYPE_U8, {3})},
       {AttrValue::Int(300)}, {{"300"}},
       FollowUp("value 255", {In(SY_DTYPE_U8, {3})}, {AttrValue::Int(255)}, Accuracy::kExact,

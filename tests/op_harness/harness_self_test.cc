@@ -7,9 +7,11 @@
 #include <random>
 #include <string>
 
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "tests/op_harness/case_runner.h"
 #include "tests/op_harness/dtypes.h"
+#include "tests/op_harness/harness.h"
 #include "tests/op_harness/op_specs.h"
 #include "tests/op_harness/random_inputs.h"
 #include "tests/op_harness/runtime_backend.h"
@@ -161,6 +163,49 @@ TEST(HarnessSelfTest, MissingKernelsAreReportedAsMissing) {
     EXPECT_EQ(r.outcome, Outcome::kMissing) << r.message;
     EXPECT_NE(r.message.find("UNIMPLEMENTED"), std::string::npos) << r.message;
   }
+}
+
+// What RunOpTest reports into the current test, captured.
+std::vector<testing::TestPartResult> Reported(BackendUnderTest& backend,
+                                              const OpTest& test, bool strict) {
+  testing::TestPartResultArray results;
+  {
+    testing::ScopedFakeTestPartResultReporter reporter(
+        testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
+        &results);
+    HarnessOptions options;
+    options.require_every_kernel = strict;
+    RunOpTest(backend, test, options);
+  }
+  std::vector<testing::TestPartResult> out;
+  for (int i = 0; i < results.size(); ++i) out.push_back(results.GetTestPartResult(i));
+  return out;
+}
+
+TEST(HarnessSelfTest, MissingKernelPolicy) {
+  std::unique_ptr<BackendUnderTest> cpu = CpuBackend();
+  ASSERT_NE(cpu, nullptr);
+  NoKernels none(*cpu);
+  const std::vector<OpTest> all = AllOpTests();
+  const OpTest& test = FindTest(all, "Unary", "exp/f32");
+
+  // require_every_kernel: one failure naming the missing kernel.
+  std::vector<testing::TestPartResult> strict = Reported(none, test, true);
+  ASSERT_EQ(strict.size(), 1u);
+  EXPECT_TRUE(strict[0].failed());
+  EXPECT_NE(std::string(strict[0].message()).find("found no kernel"), std::string::npos)
+      << strict[0].message();
+
+  // Otherwise: the test is skipped, with the reason.
+  std::vector<testing::TestPartResult> lenient = Reported(none, test, false);
+  ASSERT_EQ(lenient.size(), 1u);
+  EXPECT_TRUE(lenient[0].skipped());
+  EXPECT_NE(std::string(lenient[0].message()).find("not provided by this backend"),
+            std::string::npos)
+      << lenient[0].message();
+
+  // And a backend that has the kernels reports nothing.
+  EXPECT_TRUE(Reported(*cpu, test, true).empty());
 }
 
 TEST(HarnessSelfTest, BytesRoundTripInEveryDtype) {

@@ -3,9 +3,10 @@
 // Each family file (kernels/*.cc) defines one function from the list below,
 // returning its kernels in registration order; cpu_plugin.cc registers the
 // families in the order they are declared here. A family builds its list on
-// first use (never from a static initializer) and keeps it for the life of
-// the library, so the strings and dtype arrays stay valid after
-// registration.
+// first use (never from a static initializer) into a function-local static
+// object, so the strings and dtype arrays stay valid after registration and
+// are freed when the library closes (a heap object whose only pointer lives
+// in an unloaded library would leak).
 #ifndef SWITCHYARD_PLUGINS_CPU_KERNELS_KERNEL_LIST_H_
 #define SWITCHYARD_PLUGINS_CPU_KERNELS_KERNEL_LIST_H_
 

@@ -268,20 +268,20 @@ void AddMatmul(KernelList& list) {
 }  // namespace
 
 std::span<const plugin::KernelSpec> LinalgKernels() {
-  static const KernelList* const list = [] {
-    auto* l = new KernelList;
-    AddMatmul<SY_DTYPE_F32>(*l);
-    AddMatmul<SY_DTYPE_F64>(*l);
-    AddMatmul<SY_DTYPE_F16>(*l);
-    AddMatmul<SY_DTYPE_BF16>(*l);
-    AddMatmul<SY_DTYPE_I32>(*l);
-    AddMatmul<SY_DTYPE_I64>(*l);
-    AddMatmul<SY_DTYPE_I8>(*l);
-    AddMatmul<SY_DTYPE_U8>(*l);
-    AddConv2dKernels(*l);
+  static const KernelList list = [] {
+    KernelList l;
+    AddMatmul<SY_DTYPE_F32>(l);
+    AddMatmul<SY_DTYPE_F64>(l);
+    AddMatmul<SY_DTYPE_F16>(l);
+    AddMatmul<SY_DTYPE_BF16>(l);
+    AddMatmul<SY_DTYPE_I32>(l);
+    AddMatmul<SY_DTYPE_I64>(l);
+    AddMatmul<SY_DTYPE_I8>(l);
+    AddMatmul<SY_DTYPE_U8>(l);
+    AddConv2dKernels(l);
     return l;
   }();
-  return list->specs();
+  return list.specs();
 }
 
 }  // namespace sy::cpu
