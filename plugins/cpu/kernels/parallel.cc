@@ -13,9 +13,6 @@
 namespace sy::cpu {
 namespace {
 
-// Set while a thread runs chunks of a parallel region, so that a nested
-// ParallelFor runs inline instead of waiting for the pool it is part of.
-thread_local bool t_in_parallel = false;
 
 int ReadNumThreads() {
 #if defined(__GLIBC__)
@@ -53,11 +50,11 @@ class ThreadPool {
   // process that exits with the plugin still loaded.
   ~ThreadPool() { Stop(); }
 
-  // Returns false, doing nothing, when another region holds the pool.
+  // Returns false, doing nothing, when a region holds the pool — another
+  // thread's, or the caller's own when this is a nested call from a body.
   bool TryRun(int64_t n, int64_t chunk, internal::ChunkFn fn,
               const void* body) {
-    std::unique_lock region(region_mutex_, std::try_to_lock);
-    if (!region.owns_lock()) return false;
+    if (busy_.exchange(true, std::memory_order_acquire)) return false;
     const int64_t chunks = (n + chunk - 1) / chunk;
     {
       std::lock_guard lock(mutex_);
@@ -76,6 +73,7 @@ class ThreadPool {
     // region may reset the chunk counter under them.
     done_.wait(lock, [&] { return pending_ == 0 && active_ == 0; });
     job_ = {};
+    busy_.store(false, std::memory_order_release);
     return true;
   }
 
@@ -107,7 +105,6 @@ class ThreadPool {
 
   // Takes chunks of `job` until none is left; returns how many it ran.
   int64_t RunChunks(const Job& job) {
-    t_in_parallel = true;
     int64_t finished = 0;
     for (int64_t c; (c = next_.fetch_add(1, std::memory_order_relaxed)) <
                     job.chunks;) {
@@ -115,7 +112,6 @@ class ThreadPool {
       job.fn(job.body, begin, std::min(job.n, begin + job.chunk));
       ++finished;
     }
-    t_in_parallel = false;
     return finished;
   }
 
@@ -137,7 +133,11 @@ class ThreadPool {
     }
   }
 
-  std::mutex region_mutex_;  // held by the thread that owns the region
+  // Set while a region runs. A flag rather than thread_local state or a
+  // mutex: a nested call from the owner must see "busy" without locking a
+  // mutex it holds, and dynamic TLS in a dlopen'd plugin trips
+  // LeakSanitizer's thread scan after the plugin is closed.
+  std::atomic<bool> busy_{false};
   std::mutex mutex_;         // guards everything below
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
@@ -161,7 +161,7 @@ void StopThreadPool() { ThreadPool::Get().Stop(); }
 namespace internal {
 
 void RunParallel(int64_t n, int64_t chunk, ChunkFn fn, const void* body) {
-  if (t_in_parallel || !ThreadPool::Get().TryRun(n, chunk, fn, body)) {
+  if (!ThreadPool::Get().TryRun(n, chunk, fn, body)) {
     fn(body, 0, n);
   }
 }
