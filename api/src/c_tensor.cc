@@ -145,7 +145,9 @@ SY_API sy_status_code_t sy_tensor_retain(sy_tensor_t tensor) {
 
 SY_API sy_status_code_t sy_tensor_release(sy_tensor_t tensor) {
   return Guard("sy_tensor_release", [&] {
-    sy::Tensor last;  // destroyed here, after the table's lock is released
+    // Destroyed here, after the table's lock is released: the tensor, then
+    // the context reference that keeps its runtime alive until then.
+    sy::capi::TensorRef last;
     return HandleTable::Instance().Release(Token(tensor), "tensor", &last);
   });
 }

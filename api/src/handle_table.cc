@@ -243,15 +243,14 @@ absl::Status HandleTable::Retain(uint64_t handle, absl::string_view what) {
 }
 
 absl::Status HandleTable::Release(uint64_t handle, absl::string_view what,
-                                  Tensor* out_last) {
+                                  TensorRef* out_last) {
   std::lock_guard<std::mutex> lock(mu_);
   absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kTensor, what);
   if (!slot.ok()) return slot.status();
   if (--(*slot)->references > 0) return absl::OkStatus();
-  *out_last = std::move((*slot)->tensor);
+  out_last->tensor = std::move((*slot)->tensor);
+  out_last->context = std::move((*slot)->context);
   (*slot)->tensor = Tensor();
-  // The context's own slot still holds it, so this is never the last owner.
-  (*slot)->context.reset();
   FreeLocked(Decode(handle).index);
   return absl::OkStatus();
 }

@@ -100,9 +100,11 @@ class HandleTable {
                            TensorVector& out) const;
 
   absl::Status Retain(uint64_t handle, absl::string_view what);
-  // Drops a reference. The last one frees the slot; its tensor is moved to
-  // *out_last so that the caller destroys it after the lock is gone.
-  absl::Status Release(uint64_t handle, absl::string_view what, Tensor* out_last);
+  // Drops a reference. The last one frees the slot; its tensor and context
+  // are moved to *out_last so that the caller destroys them after the lock
+  // is gone — the tensor first (TensorRef's member order), so a context
+  // destroyed concurrently cannot take its runtime down under a live tensor.
+  absl::Status Release(uint64_t handle, absl::string_view what, TensorRef* out_last);
 
   // Frees the context's slot and every slot that belongs to it. Tensors
   // are moved to *doomed; the context is returned for the caller to drop
