@@ -6,6 +6,7 @@
 #include "api/src/status.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/version.h"
+#include "switchyard/plugin.hpp"
 
 using sy::capi::Guard;
 
@@ -22,25 +23,8 @@ SY_API sy_status_code_t sy_api_version(uint32_t* out_major, uint32_t* out_minor)
 SY_API const char* sy_library_version(void) { return sy::kSwitchyardVersion; }
 
 SY_API const char* sy_status_code_name(sy_status_code_t code) {
-  switch (code) {
-    case SY_STATUS_OK: return "OK";
-    case SY_STATUS_CANCELLED: return "CANCELLED";
-    case SY_STATUS_UNKNOWN: return "UNKNOWN";
-    case SY_STATUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case SY_STATUS_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case SY_STATUS_NOT_FOUND: return "NOT_FOUND";
-    case SY_STATUS_ALREADY_EXISTS: return "ALREADY_EXISTS";
-    case SY_STATUS_PERMISSION_DENIED: return "PERMISSION_DENIED";
-    case SY_STATUS_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case SY_STATUS_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
-    case SY_STATUS_ABORTED: return "ABORTED";
-    case SY_STATUS_OUT_OF_RANGE: return "OUT_OF_RANGE";
-    case SY_STATUS_UNIMPLEMENTED: return "UNIMPLEMENTED";
-    case SY_STATUS_INTERNAL: return "INTERNAL";
-    case SY_STATUS_UNAVAILABLE: return "UNAVAILABLE";
-    case SY_STATUS_DATA_LOSS: return "DATA_LOSS";
-  }
-  return "UNKNOWN_CODE";
+  // The names are string literals, so the view's data is NUL-terminated.
+  return sy::plugin::StatusName(code).data();
 }
 
 SY_API const char* sy_dtype_name(sy_dtype_t dtype) {

@@ -7,7 +7,7 @@
 //   - errors: MakeError, StrCat, and Guard, which stops C++ exceptions at an
 //     ABI entry point,
 //   - dtypes: Half and BFloat16 (storage types converting to float),
-//     DtypeTraits / CType / kDtypeOf, DtypeName, DtypeSize,
+//     DtypeTraits / CType / kDtypeOf, DtypeName, DtypeSize; StatusName,
 //   - tensor views: NumElements, IsContiguous, DataPtr, ShapeToString,
 //   - ForEachStridedRun, the N-operand strided walker of elementwise kernels,
 //   - KernelSpec and RegisterKernels, for explicit, ordered kernel lists.
@@ -326,6 +326,32 @@ constexpr std::string_view DtypeName(sy_dtype_t dtype) noexcept {
     case SY_DTYPE_BOOL: return "bool";
     default: return "invalid";
   }
+}
+// clang-format on
+
+// "OK", "INVALID_ARGUMENT", …: the status code's name, as absl spells it;
+// "UNKNOWN_CODE" for a value outside sy_status_code_t.
+// clang-format off
+constexpr std::string_view StatusName(sy_status_code_t code) noexcept {
+  switch (code) {
+    case SY_STATUS_OK: return "OK";
+    case SY_STATUS_CANCELLED: return "CANCELLED";
+    case SY_STATUS_UNKNOWN: return "UNKNOWN";
+    case SY_STATUS_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+    case SY_STATUS_DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
+    case SY_STATUS_NOT_FOUND: return "NOT_FOUND";
+    case SY_STATUS_ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case SY_STATUS_PERMISSION_DENIED: return "PERMISSION_DENIED";
+    case SY_STATUS_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
+    case SY_STATUS_FAILED_PRECONDITION: return "FAILED_PRECONDITION";
+    case SY_STATUS_ABORTED: return "ABORTED";
+    case SY_STATUS_OUT_OF_RANGE: return "OUT_OF_RANGE";
+    case SY_STATUS_UNIMPLEMENTED: return "UNIMPLEMENTED";
+    case SY_STATUS_INTERNAL: return "INTERNAL";
+    case SY_STATUS_UNAVAILABLE: return "UNAVAILABLE";
+    case SY_STATUS_DATA_LOSS: return "DATA_LOSS";
+  }
+  return "UNKNOWN_CODE";
 }
 // clang-format on
 
