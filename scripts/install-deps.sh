@@ -8,7 +8,10 @@ packages=(
   libabsl-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev
   libssl-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libdnnl-dev             # the onednn plugin (skipped cleanly when absent)
   libtorch-dev            # only for side-by-side benchmarks (tools/bench)
+  rustc cargo             # the Rust crate (api/rust), built offline
+  clang libclang-rt-14-dev  # libFuzzer targets
   python3 python3-numpy python3-pytest
 )
 

@@ -9,13 +9,13 @@
 
 #include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
-#include "tests/op_harness/case_runner.h"
-#include "tests/op_harness/dtypes.h"
-#include "tests/op_harness/harness.h"
-#include "tests/op_harness/op_specs.h"
-#include "tests/op_harness/random_inputs.h"
-#include "tests/op_harness/runtime_backend.h"
-#include "tests/op_harness/tolerance.h"
+#include "sdk/conformance/harness/case_runner.h"
+#include "sdk/conformance/harness/dtypes.h"
+#include "sdk/conformance/harness/harness.h"
+#include "sdk/conformance/harness/op_specs.h"
+#include "sdk/conformance/harness/random_inputs.h"
+#include "sdk/conformance/harness/runtime_backend.h"
+#include "sdk/conformance/harness/tolerance.h"
 
 namespace sy::op_harness {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/op_harness/harness.h"
-#include "tests/op_harness/runtime_backend.h"
+#include "sdk/conformance/harness/harness.h"
+#include "sdk/conformance/harness/runtime_backend.h"
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);

@@ -1,7 +1,7 @@
 // The cpu plugin's elementwise kernels (creation, unary, binary, compare,
 // where) through the ABI: f32 ops on random inputs of many shapes and
 // layouts against a float64 reference; then what the full op harness
-// (tests/op_harness/) does not pin down: the kernel list per dtype, integer
+// (sdk/conformance/harness/) does not pin down: the kernel list per dtype, integer
 // wrapping and division errors, NaN/Inf, Scalar rules, cast and fill
 // semantics, f16/bf16, results across the parallel threshold, accuracy in
 // the tails, and bad calls with their exact messages.

@@ -1,0 +1,33 @@
+// RuntimeBackend: the backend under test as sy::Runtime sees a device —
+// the full core (binding, shape functions, views, decompositions, dispatch)
+// in front of whatever plugins provide the device's kernels.
+#ifndef SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
+#define SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sdk/conformance/harness/backend.h"
+
+namespace sy::op_harness {
+
+struct RuntimeBackendOptions {
+  // The device under test, as Runtime::GetDevice takes it: "cpu", "cuda:0".
+  std::string device = "cpu";
+  // Plugin manifests (or folders of them) to load. Nothing else is loaded:
+  // neither the environment's SWITCHYARD_PLUGIN_PATH nor the default
+  // folder, so a run tests exactly the plugins named here.
+  std::vector<std::string> plugin_paths;
+  // Run ops without a kernel on cpu with copies (SWITCHYARD_CPU_FALLBACK).
+  bool cpu_fallback = false;
+};
+
+// Creates the runtime, loads the plugins and finds the device. Errors name
+// the plugin or device that failed, with the load records' reasons.
+Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
+    const RuntimeBackendOptions& options);
+
+}  // namespace sy::op_harness
+
+#endif  // SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
