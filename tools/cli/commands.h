@@ -2,6 +2,10 @@
 #ifndef SWITCHYARD_TOOLS_CLI_COMMANDS_H_
 #define SWITCHYARD_TOOLS_CLI_COMMANDS_H_
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "dispatcher/runtime.h"
 
 namespace sy::cli {
@@ -17,6 +21,22 @@ int RunOps(Runtime& runtime, bool json);
 // printing for each op which kernel ran it, its time, and its difference
 // from a float64 reference run on cpu. Exit status 1 when a step is wrong.
 int RunDemo(Runtime& runtime);
+
+// `switchyard run`: one op on random inputs on one device, checked against
+// the cpu device (in float64 where the op allows) and timed.
+struct RunOptions {
+  std::string op;                  // "add", "softmax.int", …
+  std::vector<std::string> shapes;  // one per tensor argument ("64x128")
+  std::vector<std::string> dtypes;  // none: f32; one: every input; else one each
+  std::vector<std::string> attrs;   // "name=value"
+  std::string device = "cpu";
+  double low = -1, high = 1;        // floating inputs: uniform in [low, high)
+  int repeat = 20;                  // timed calls
+  uint32_t seed = 1;
+};
+// Exit status 0 when the result matches, 1 when it does not or the call
+// fails, 2 for a command line that does not fit the op.
+int RunOp(Runtime& runtime, const RunOptions& options);
 
 }  // namespace sy::cli
 

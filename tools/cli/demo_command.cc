@@ -3,47 +3,17 @@
 // prints which kernel — and so which plugin — ran it (or that it ran as a
 // view or a decomposition), its time, and how far its output is from the
 // same step of a float64 reference run on the cpu device.
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "host_values.h"
 #include "transformer_block.h"
 
 namespace sy::cli {
 namespace {
-
-// A tensor's values as float64 on the host, through the cpu device.
-absl::StatusOr<std::vector<double>> ReadAsDouble(Runtime& runtime,
-                                                 Device& cpu, Tensor t) {
-  absl::StatusOr<Tensor> on_cpu = runtime.To(t, cpu);
-  if (!on_cpu.ok()) return on_cpu.status();
-  t = *on_cpu;
-  if (t.dtype() != SY_DTYPE_F64) {
-    absl::StatusOr<OpHandle> cast = runtime.FindOp("cast");
-    if (!cast.ok()) return cast.status();
-    absl::StatusOr<std::vector<Tensor>> out =
-        runtime.Call(*cast, {t}, {Attr::DType(SY_DTYPE_F64)});
-    if (!out.ok()) return out.status();
-    t = (*out)[0];
-  }
-  std::vector<double> values(static_cast<size_t>(t.numel()));
-  absl::Status read = runtime.ToHost(t, values.data(), values.size() * 8);
-  if (!read.ok()) return read;
-  return values;
-}
-
-// max |got − ref| / max(1, |ref|) over the elements.
-double MaxError(const std::vector<double>& got, const std::vector<double>& ref) {
-  double worst = 0;
-  for (size_t i = 0; i < got.size() && i < ref.size(); ++i) {
-    const double error = std::abs(got[i] - ref[i]) / std::max(1.0, std::abs(ref[i]));
-    worst = std::max(worst, std::isnan(error) ? INFINITY : error);
-  }
-  return got.size() == ref.size() ? worst : INFINITY;
-}
 
 // f32 through ~a dozen ops: an error of 1e-4 relative to max(1, |ref|) is
 // far above what correct kernels give (about 1e-6) and far below a bug.

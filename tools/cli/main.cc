@@ -17,6 +17,25 @@ int main(int argc, char** argv) {
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
   CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
+  sy::cli::RunOptions run_options;
+  CLI::App* run = app.add_subcommand(
+      "run", "Call one op on random inputs on a device, check it against cpu, time it");
+  run->add_option("op", run_options.op, "Op name: add, softmax.int, matmul, …")->required();
+  run->add_option("--shape,-s", run_options.shapes,
+                  "Shape of each tensor argument in order, e.g. 64x128 (one shape: "
+                  "the same for every argument; 'scalar' for 0-d)")
+      ->take_all();
+  run->add_option("--dtype,-t", run_options.dtypes,
+                  "Dtype of every input, or one per input (default f32)")
+      ->take_all();
+  run->add_option("--attr,-a", run_options.attrs,
+                  "An attribute as name=value (dim=-1, keepdim=true, dims=0,1)");
+  run->add_option("--device,-d", run_options.device, "Device spec (default cpu)");
+  run->add_option("--repeat", run_options.repeat, "Timed calls (default 20)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--low", run_options.low, "Floating inputs' lower bound (default -1)");
+  run->add_option("--high", run_options.high, "Floating inputs' upper bound (default 1)");
+  run->add_option("--seed", run_options.seed, "Random seed (default 1)");
   CLI11_PARSE(app, argc, argv);
 
   absl::StatusOr<std::unique_ptr<sy::Runtime>> runtime = sy::Runtime::Create();
@@ -28,5 +47,6 @@ int main(int argc, char** argv) {
   if (*info) return sy::cli::RunInfo(**runtime, json);
   if (*ops) return sy::cli::RunOps(**runtime, json);
   if (*demo) return sy::cli::RunDemo(**runtime);
+  if (*run) return sy::cli::RunOp(**runtime, run_options);
   return 2;
 }

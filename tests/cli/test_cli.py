@@ -1,0 +1,168 @@
+"""The `switchyard` command line, run as a user runs it.
+
+Environment (set by tests/cli/CMakeLists.txt):
+  SWITCHYARD_CLI              the switchyard binary
+  SWITCHYARD_TEST_PLUGIN_DIR  the test plugins (good and broken, one folder each)
+"""
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+CLI = os.environ["SWITCHYARD_CLI"]
+TEST_PLUGINS = pathlib.Path(os.environ["SWITCHYARD_TEST_PLUGIN_DIR"])
+
+
+def switchyard(*args, plugin_path=None):
+    env = dict(os.environ)
+    env.pop("SWITCHYARD_PLUGIN_PATH", None)
+    if plugin_path is not None:
+        env["SWITCHYARD_PLUGIN_PATH"] = str(plugin_path)
+    return subprocess.run([CLI, *args], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def plugin_lines(stdout):
+    section = stdout.split("Plugins:\n", 1)[1].split("\n\n", 1)[0]
+    return {re.match(r"\s*plugin '([^']+)'", line).group(1): line.strip()
+            for line in section.splitlines()}
+
+
+# ---- info: broken plugins explained in plain words ---------------------------
+
+# manifest file → (the step that failed, words the explanation must contain)
+BROKEN = {
+    "bad_json": ("manifest", ["is not valid JSON", "fix the file or remove it"]),
+    "future_format": ("manifest", ['"format_version" is 7', "upgrade Switchyard"]),
+    "missing_library": ("manifest", ["does not exist", "reinstall the plugin"]),
+    "wrong_major": ("version", ["plugin ABI 2.0", "rebuild the plugin"]),
+    "impostor": ("init", ["calls itself 'test_good'", "do not belong together"]),
+}
+
+
+def test_info_explains_each_broken_plugin_and_keeps_the_good_ones():
+    result = switchyard("info", plugin_path=TEST_PLUGINS / "broken")
+    assert result.returncode == 0, result.stderr
+    lines = plugin_lines(result.stdout)
+    for name, (step, words) in BROKEN.items():
+        line = lines[name]
+        assert f"failed at the {step} step" in line, line
+        for word in words:
+            assert word in line, (word, line)
+    # The checksum pin names both hashes.
+    pinned = [l for l in lines.values() if "sha_mismatch.json" in l]
+    assert len(pinned) == 1 and "failed at the checksum step" in pinned[0]
+    assert "but the manifest pins 0000" in pinned[0]
+    # The cpu plugin still loads and its device is listed.
+    assert lines["cpu"].startswith("plugin 'cpu'") and ": loaded," in lines["cpu"]
+    assert re.search(r"^\s+cpu:0 ", result.stdout, re.M)
+    # Each failure is also a warning on stderr.
+    for name in BROKEN:
+        assert f"plugin '{name}'" in result.stderr
+
+
+@pytest.mark.parametrize("plugin, step, words", [
+    ("test_init_error", "init", ["this plugin needs a frobnicator"]),
+    ("test_reports_major2", "version", ["reports plugin ABI 2.0", "rebuild"]),
+    ("test_no_entry", "symbol", ["does not export sy_plugin_init", "SY_PLUGIN_EXPORT"]),
+])
+def test_info_explains_a_plugin_that_fails_in_its_code(plugin, step, words):
+    result = switchyard("info", plugin_path=TEST_PLUGINS / plugin)
+    assert result.returncode == 0, result.stderr
+    line = plugin_lines(result.stdout)[plugin]
+    assert f"failed at the {step}" in line, line
+    for word in words:
+        assert word in line, (word, line)
+
+
+def test_info_json_carries_the_load_records():
+    result = switchyard("info", "--json", plugin_path=TEST_PLUGINS / "broken")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    outcomes = {p["name"]: p for p in info["plugins"]}
+    assert set(BROKEN) <= set(outcomes)
+    for name in BROKEN:
+        assert outcomes[name]["outcome"] == "failed", outcomes[name]
+    assert outcomes["cpu"]["outcome"] == "loaded"
+    assert any(d["label"] == "cpu:0" for d in info["devices"])
+    assert any(op["name"] == "add.Tensor" for op in info["ops"])
+
+
+def test_ops_lists_schemas():
+    result = switchyard("ops")
+    assert result.returncode == 0
+    assert re.search(r"^add\.Tensor\(Tensor a, Tensor b", result.stdout, re.M)
+    ops = json.loads(switchyard("ops", "--json").stdout)
+    assert any(op["name"] == "softmax.int" or op["name"] == "softmax" for op in ops)
+
+
+# ---- run ---------------------------------------------------------------------
+
+def run(*args):
+    return switchyard("run", *args, "--repeat", "3")
+
+
+@pytest.mark.parametrize("args", [
+    ["add", "-s", "33x17"],
+    ["add", "-s", "4x1x5", "-s", "3x1", "-t", "f32", "-t", "f64"],
+    ["matmul", "-s", "16x40", "-s", "40x8", "-t", "bf16"],
+    ["softmax", "-s", "7x19", "-a", "dim=0"],
+    ["sum", "-s", "6x5x4", "-a", "dims=0,2", "-a", "keepdim=true"],
+    ["concat", "-s", "2x3", "-s", "4x3", "-s", "1x3"],
+    ["gelu", "-s", "100", "-a", "approximate=tanh", "-t", "f16"],
+    ["cast", "-s", "10", "-a", "dtype=i32", "--low", "-100", "--high", "100"],
+    ["mul", "-s", "0x3", "-t", "i64"],
+])
+def test_run_checks_against_float64_and_times(args):
+    result = run(*args)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"^\S+ on cpu:0 — (kernel cpu::|decomposition$)", result.stdout, re.M)
+    assert re.search(r"max error \S+ vs .* on cpu \(tolerance \S+\): ok", result.stdout)
+    assert re.search(r"time:\s+median [0-9.]+ us, min [0-9.]+ us over 3 calls",
+                     result.stdout)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuch", "-s", "2"], "no op named 'nosuch'"),
+    (["add", "-s", "2x3", "-d", "gpu:7"], "gpu"),
+    (["add"], "add.Tensor takes tensor arguments (a, b); give a --shape for each"),
+    (["add", "-s", "2", "-s", "2", "-s", "2"], "— 3 given"),
+    (["add", "-s", "2xq"], '"q" is not an integer'),
+    (["add", "-s", "2x-3"], "extents must be >= 0"),
+    (["add", "-s", "2", "-t", "f33"], '--dtype "f33" is not a dtype'),
+    (["add", "-s", "2", "-t", "f32", "-t", "f32", "-t", "f32"],
+     "one per input (2), not 3"),
+    (["sum", "-s", "3", "-a", "dim=0"],
+     "sum has no attribute by that name; its attributes are: dims, keepdim"),
+    (["sum", "-s", "3", "-a", "keepdim=maybe"], "expected true or false"),
+    (["sum", "-s", "3", "-a", "keepdim=1", "-a", "keepdim=0"], "given twice"),
+    (["softmax", "-s", "3", "-a", "dim"], "attributes are written name=value"),
+    (["cast", "-s", "3"], "needs argument 'dtype' (ScalarType): add --attr dtype=VALUE"),
+    (["cast", "-s", "3", "-a", "dtype=float7"], "expected a dtype"),
+])
+def test_run_rejects_a_command_line_that_does_not_fit_the_op(args, message):
+    result = run(*args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr, result.stderr
+
+
+def test_run_reports_an_op_error_with_its_message():
+    result = run("add", "-s", "2x3", "-s", "4x5")
+    assert result.returncode == 1
+    assert "FAILED:  add.Tensor: argument 'b' has shape [4, 5], which does not " \
+           "broadcast with shape [2, 3] of 'a'" in result.stdout
+
+
+# ---- demo --------------------------------------------------------------------
+
+def test_demo_runs_the_block_on_cpu_and_matches_the_reference():
+    result = switchyard("demo")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Transformer block on cpu:0" in result.stdout
+    for op in ["embedding", "rms_norm", "scaled_dot_product_attention", "gelu"]:
+        assert re.search(rf"^\s+{op}\b.*kernel cpu::|^\s+{op}\b.*decomposition",
+                         result.stdout, re.M), op
+    assert "Every step matches the float64 reference" in result.stdout
