@@ -3,7 +3,8 @@
 #                       DEVICE_TYPES type…
 #                       [LIBRARIES lib…]
 #                       [OUTPUT_DIRECTORY dir]
-#                       [PIN_SHA256])
+#                       [PIN_SHA256]
+#                       [INSTALL [INSTALL_DESTINATION dir]])
 #
 # Builds plugin NAME as a MODULE library libswitchyard_NAME.so, as every
 # plugin must be built: hidden visibility, a version script that exports only
@@ -11,6 +12,11 @@
 # host). After each build it writes the manifest NAME.json next to the
 # library; with PIN_SHA256 the manifest carries the library's SHA-256, and the
 # loader refuses a library that does not match.
+#
+# INSTALL adds install rules for the library and its manifest, side by side
+# in INSTALL_DESTINATION (default: SWITCHYARD_INSTALL_PLUGINDIR, else
+# <libdir>/switchyard/plugins — where a Switchyard installed in the same
+# prefix looks; from another prefix, add the folder to SWITCHYARD_PLUGIN_PATH).
 #
 # OUTPUT_DIRECTORY defaults to SWITCHYARD_PLUGIN_OUTPUT_DIR when that is set
 # (the in-tree build's lib/switchyard/plugins), else the current binary dir.
@@ -34,7 +40,7 @@ foreach(line IN LISTS _sy_abi_lines)
 endforeach()
 
 function(switchyard_add_plugin NAME)
-  cmake_parse_arguments(ARG "PIN_SHA256" "OUTPUT_DIRECTORY"
+  cmake_parse_arguments(ARG "PIN_SHA256;INSTALL" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
                         "SOURCES;DEVICE_TYPES;LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "switchyard_add_plugin(${NAME}): SOURCES is required")
@@ -83,4 +89,38 @@ function(switchyard_add_plugin NAME)
       -DOUTPUT=${out_dir}/${NAME}.json
       -P ${_SWITCHYARD_PLUGIN_CMAKE_DIR}/WritePluginManifest.cmake
     VERBATIM)
+
+  if(ARG_INSTALL)
+    include(GNUInstallDirs)
+    set(destination ${ARG_INSTALL_DESTINATION})
+    if(NOT destination AND SWITCHYARD_INSTALL_PLUGINDIR)
+      set(destination ${SWITCHYARD_INSTALL_PLUGINDIR})
+    elseif(NOT destination)
+      set(destination ${CMAKE_INSTALL_LIBDIR}/switchyard/plugins)
+    endif()
+    # PROGRAMS, not install(TARGETS): the bytes must stay those the manifest
+    # may pin by SHA-256, so no RPATH rewriting on the way.
+    install(PROGRAMS $<TARGET_FILE:${NAME}> DESTINATION ${destination})
+    install(FILES ${out_dir}/${NAME}.json DESTINATION ${destination})
+  endif()
+endfunction()
+
+# switchyard_add_conformance_test(NAME [ARGS arg…])
+#
+# A ctest test "conformance.NAME" that runs switchyard-conformance on plugin
+# NAME's manifest (built by switchyard_add_plugin in this project), beside
+# the cpu reference plugin. ARGS go to switchyard-conformance.
+function(switchyard_add_conformance_test NAME)
+  cmake_parse_arguments(ARG "" "" "ARGS" ${ARGN})
+  if(TARGET switchyard-conformance)  # the in-tree build
+    set(conformance $<TARGET_FILE:switchyard-conformance>)
+  elseif(SWITCHYARD_CONFORMANCE)     # find_package(Switchyard)
+    set(conformance ${SWITCHYARD_CONFORMANCE})
+  else()
+    message(FATAL_ERROR "switchyard_add_conformance_test(${NAME}): no "
+                        "switchyard-conformance; find_package(Switchyard) first")
+  endif()
+  get_target_property(dir ${NAME} LIBRARY_OUTPUT_DIRECTORY)
+  add_test(NAME conformance.${NAME}
+           COMMAND ${conformance} ${dir}/${NAME}.json ${ARG_ARGS})
 endfunction()

@@ -3,7 +3,8 @@
 // none, and it can change between SDK releases without breaking built plugins.
 //
 // What is here:
-//   - the host table, kept once per plugin (SetHost / Host),
+//   - the host table, kept once per plugin (SetHost / Host), and
+//     CheckHost, the version gate of sy_plugin_init,
 //   - errors: MakeError, StrCat, and Guard, which stops C++ exceptions at an
 //     ABI entry point,
 //   - dtypes: Half and BFloat16 (storage types converting to float),
@@ -135,6 +136,48 @@ inline sy_error_t* MakeError(const sy_host_api_t* host, sy_status_code_t code,
 inline sy_error_t* MakeError(sy_status_code_t code,
                              std::string_view message) noexcept {
   return MakeError(Host(), code, message);
+}
+
+// The version gate of sy_plugin_init: the same ABI major as the host, a
+// host minor at least `abi_minor_used` (the newest minor whose fields the
+// plugin reads or fills), a host table at least as large as this SDK's, and
+// a non-NULL `out_plugin`. NULL when all hold, else an error naming
+// `plugin` and saying what to rebuild. `host` must be non-NULL and cover
+// error_create (check that first: without it nothing can be said).
+inline sy_error_t* CheckHost(const sy_host_api_t* host,
+                             const sy_plugin_api_t* const* out_plugin,
+                             std::string_view plugin,
+                             uint32_t abi_minor_used) noexcept {
+  try {
+    const std::string advice =
+        StrCat("rebuild ", plugin, " against the host's Switchyard SDK, or use "
+               "a host that speaks plugin ABI ", SY_PLUGIN_ABI_MAJOR);
+    if (host->abi_major != SY_PLUGIN_ABI_MAJOR) {
+      return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
+                       StrCat(plugin, ": the host speaks plugin ABI ",
+                              host->abi_major, ".", host->abi_minor,
+                              " but this plugin was built for ABI ",
+                              SY_PLUGIN_ABI_MAJOR, ".", abi_minor_used, "; ",
+                              advice));
+    }
+    if (host->abi_minor < abi_minor_used ||
+        host->struct_size < sizeof(sy_host_api_t)) {
+      return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
+                       StrCat(plugin, ": needs plugin ABI ", SY_PLUGIN_ABI_MAJOR,
+                              ".", abi_minor_used, " but the host offers ABI ",
+                              host->abi_major, ".", host->abi_minor, " with a ",
+                              host->struct_size, "-byte host table; ", advice));
+    }
+    if (out_plugin == nullptr) {
+      return MakeError(host, SY_STATUS_INVALID_ARGUMENT,
+                       StrCat(plugin, ": sy_plugin_init: out_plugin is NULL; "
+                              "pass the address of a const sy_plugin_api_t*"));
+    }
+    return nullptr;
+  } catch (...) {  // std::bad_alloc building the message
+    return MakeError(host, SY_STATUS_RESOURCE_EXHAUSTED,
+                     "switchyard plugin: out of memory checking the host");
+  }
 }
 
 namespace internal {

@@ -1,0 +1,50 @@
+# What `cmake --install` lays out (docs/install.md):
+#
+#   bin/switchyard, bin/switchyard-conformance
+#   include/switchyard/{switchyard.h,common.h,plugin.h,plugin.hpp}
+#   <libdir>/libswitchyard.so.0 (+ the .so link for linking)
+#   <libdir>/switchyard/plugins/<name>.json + libswitchyard_<name>.so
+#   <libdir>/switchyard/python/switchyard/   (pure Python; PYTHONPATH)
+#   <libdir>/cmake/Switchyard/               (find_package(Switchyard CONFIG))
+#   <libdir>/pkgconfig/switchyard.pc
+#   share/switchyard/template/               (sdk/template: a plugin to copy)
+#   share/doc/switchyard/                    (the docs)
+#
+# Everything is found relative to libswitchyard.so (plugins) or the
+# executables' $ORIGIN (the library), so a prefix can be moved whole.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS switchyard
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
+install(TARGETS switchyard_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/include/switchyard
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Switchyard)
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/sdk/cmake/SwitchyardConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/package/SwitchyardConfig.cmake
+  INSTALL_DESTINATION ${package_dir}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR
+            SWITCHYARD_INSTALL_PLUGINDIR)
+# SameMajorVersion: a 1.x SDK builds plugins any 1.y host loads.
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/package/SwitchyardConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES
+  ${PROJECT_BINARY_DIR}/package/SwitchyardConfig.cmake
+  ${PROJECT_BINARY_DIR}/package/SwitchyardConfigVersion.cmake
+  ${PROJECT_SOURCE_DIR}/sdk/cmake/SwitchyardPlugin.cmake
+  ${PROJECT_SOURCE_DIR}/sdk/cmake/WritePluginManifest.cmake
+  DESTINATION ${package_dir})
+
+configure_file(${CMAKE_CURRENT_LIST_DIR}/switchyard.pc.in
+  ${PROJECT_BINARY_DIR}/package/switchyard.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/package/switchyard.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/template/
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard/template)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The installed Switchyard, used as its users use it (run by scripts/test.sh
+# after the release build's tests):
+#   1. `cmake --install` into a fresh prefix;
+#   2. the backend tutorial (docs/writing-a-backend.md): every ```sh block,
+#      in order, against that prefix — the out-of-tree template plugin built
+#      from the installed SDK alone, loaded, and run through conformance;
+#   3. the Python package from the prefix;
+#   4. `cpack -G DEB`, then the .deb installed (as root; else unpacked) and
+#      `switchyard info` finding its plugins.
+#   scripts/test-install.sh [BUILD_DIR]   (default build/release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+build=$(realpath "${1:-build/release}")
+work=$(mktemp -d /tmp/switchyard-install.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+# What the user's shell would have: no overrides from the build tree.
+unset SWITCHYARD_PLUGIN_PATH SWITCHYARD_PLUGINS SWITCHYARD_LIBRARY
+
+echo "=== install: cmake --install into $work/prefix"
+cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
+export SWITCHYARD_PREFIX=$work/prefix
+"$SWITCHYARD_PREFIX/bin/switchyard" info | grep -q "plugin 'cpu' .*: loaded"
+
+echo "=== install: the tutorial's steps (docs/writing-a-backend.md)"
+# Each ```sh block becomes part of one script, run with -e from an empty
+# folder: the tutorial's commands exactly as written.
+awk '/^```sh$/ {on=1; next} /^```$/ {on=0} on' docs/writing-a-backend.md \
+  >"$work/tutorial.sh"
+(cd "$work" && bash -euxo pipefail tutorial.sh)
+
+echo "=== install: Python from the prefix"
+PYTHONPATH="$SWITCHYARD_PREFIX/lib/switchyard/python" /usr/bin/python3 - <<'PY'
+import math
+import numpy as np
+import switchyard as sy
+x = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
+y = sy.ops.gelu(sy.tensor(x)).numpy()
+ref = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(x.astype(np.float64))
+assert np.allclose(y, ref, atol=1e-5), (y, ref)
+assert sy.__file__.startswith(__import__("os").environ["SWITCHYARD_PREFIX"]), sy.__file__
+print("python: gelu from", sy.__file__, "matches the float64 reference")
+PY
+
+echo "=== install: the .deb"
+(cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log")
+deb=$(ls "$work"/deb/switchyard_*.deb)
+dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
+if [[ $(id -u) -eq 0 ]] && command -v dpkg >/dev/null; then
+  dpkg -i "$deb" >/dev/null
+  trap 'dpkg -r switchyard >/dev/null || true; rm -rf "$work"' EXIT
+  env -u SWITCHYARD_PREFIX switchyard info | tee "$work/info.txt" | head -5
+  grep -q "plugin 'cpu' (/usr/lib/switchyard/plugins/cpu.json): loaded" "$work/info.txt"
+else
+  echo "(not root: unpacking instead of installing)"
+  dpkg-deb -x "$deb" "$work/root"
+  "$work/root/usr/bin/switchyard" info | tee "$work/info.txt" | head -5
+  grep -q "plugin 'cpu' .*: loaded" "$work/info.txt"
+fi
+echo "=== install: ok"
