@@ -3,6 +3,8 @@
 # the whole suite again under AddressSanitizer + UBSan.
 #   scripts/test.sh            release and asan
 #   scripts/test.sh release    one preset only (release, debug, asan, tsan)
+# After the release suite: the install, the backend tutorial against it, and
+# the .deb (scripts/test-install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -15,4 +17,5 @@ for preset in "${presets[@]}"; do
   cmake --build --preset "$preset" -j "$jobs"
   echo "=== ${preset}: test"
   ctest --preset "$preset" -j "$jobs" --timeout 600
+  if [[ $preset == release ]]; then scripts/test-install.sh build/release; fi
 done
