@@ -18,6 +18,7 @@ const char* LoadOutcomeName(LoadOutcome outcome) {
 const char* LoadStageName(LoadStage stage) {
   switch (stage) {
     case LoadStage::kDiscovery: return "discovery";
+    case LoadStage::kProbe: return "probe";
     case LoadStage::kManifest: return "manifest";
     case LoadStage::kPolicy: return "policy";
     case LoadStage::kVersion: return "version";

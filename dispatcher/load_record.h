@@ -20,6 +20,7 @@ enum class LoadOutcome {
 // Where in the pipeline the outcome was decided.
 enum class LoadStage {
   kDiscovery,  // the path itself (relative entry, missing manifest)
+  kProbe,      // loading it in a child process first (`switchyard info --probe`)
   kManifest,   // reading or validating the JSON
   kPolicy,     // allow/deny lists, duplicates
   kVersion,    // ABI major/minor negotiation

@@ -16,6 +16,7 @@
 #include "dispatcher/log.h"
 #include "dispatcher/manifest.h"
 #include "dispatcher/plugin_library.h"
+#include "dispatcher/plugin_security.h"
 #include "dispatcher/registration_session.h"
 
 namespace sy {
@@ -103,6 +104,11 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
                              "' named by the manifest does not exist at ",
                              manifest->library_path,
                              "; reinstall the plugin or fix \"library\""));
+  }
+  if (absl::Status safe = CheckPluginFilesNotWorldWritable(
+          record.manifest_path, manifest->library_path);
+      !safe.ok()) {
+    return Fail(record, LoadStage::kPolicy, std::string(safe.message()));
   }
   if (manifest->sha256) {
     absl::StatusOr<std::string> digest = FileSha256(manifest->library_path);
@@ -197,18 +203,14 @@ std::string DefaultPluginDirectory() {
       .string();
 }
 
-absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
-  Policy policy;
-  for (const std::string& name : options.allow) policy.allow.insert(name);
-  for (const std::string& name : options.deny) policy.deny.insert(name);
+namespace {
+
+// The folders and files to search, in order; relative entries of
+// SWITCHYARD_PLUGIN_PATH become skip records in `ignored`.
+std::vector<std::string> SearchEntries(const LoaderOptions& options,
+                                       std::vector<LoadRecord>* ignored) {
   std::vector<std::string> entries = options.search_paths;
   if (options.use_environment) {
-    if (auto list = GetEnv("SWITCHYARD_PLUGINS")) {
-      for (const std::string& name : SplitList(*list, ',')) {
-        if (name[0] == '-') policy.deny.insert(name.substr(1));
-        else policy.allow.insert(name);
-      }
-    }
     if (auto path = GetEnv("SWITCHYARD_PLUGIN_PATH")) {
       // Split by hand: empty entries matter (they mean "." to a shell).
       size_t begin = 0;
@@ -225,7 +227,7 @@ absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
                            "never loaded from the current directory unless "
                            "named by an absolute path"));
           record.stage = LoadStage::kDiscovery;
-          Keep(state, std::move(record));
+          if (ignored != nullptr) ignored->push_back(std::move(record));
         } else {
           entries.push_back(entry);
         }
@@ -237,18 +239,61 @@ absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
     std::string dir = DefaultPluginDirectory();
     if (!dir.empty()) entries.push_back(dir);
   }
+  return entries;
+}
 
+std::string Canonical(const std::string& path) {
+  std::error_code ec;
+  return fs::weakly_canonical(path, ec).string();
+}
+
+// Each manifest in `entries` once, in order.
+std::vector<std::string> ManifestsInAll(const std::vector<std::string>& entries) {
+  std::vector<std::string> manifests;
   absl::flat_hash_set<std::string> seen;
   for (const std::string& entry : entries) {
     for (const std::string& manifest : ManifestsIn(entry)) {
-      std::error_code ec;
-      std::string canonical = fs::weakly_canonical(manifest, ec).string();
-      if (!seen.insert(canonical).second) continue;
-      LoadRecord record = NewRecord(manifest, false);
-      LoadOne(state, record, &policy);
-      record.requested = policy.allow.contains(record.name);
-      Keep(state, std::move(record));
+      if (seen.insert(Canonical(manifest)).second) manifests.push_back(manifest);
     }
+  }
+  return manifests;
+}
+
+}  // namespace
+
+std::vector<std::string> DiscoverManifests(const LoaderOptions& options) {
+  return ManifestsInAll(SearchEntries(options, nullptr));
+}
+
+absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
+  Policy policy;
+  for (const std::string& name : options.allow) policy.allow.insert(name);
+  for (const std::string& name : options.deny) policy.deny.insert(name);
+  if (options.use_environment) {
+    if (auto list = GetEnv("SWITCHYARD_PLUGINS")) {
+      for (const std::string& name : SplitList(*list, ',')) {
+        if (name[0] == '-') policy.deny.insert(name.substr(1));
+        else policy.allow.insert(name);
+      }
+    }
+  }
+  std::vector<LoadRecord> ignored;
+  const std::vector<std::string> entries = SearchEntries(options, &ignored);
+  for (LoadRecord& record : ignored) Keep(state, std::move(record));
+
+  for (const std::string& manifest : ManifestsInAll(entries)) {
+    auto refused = std::find_if(
+        options.refused.begin(), options.refused.end(), [&](const LoadRecord& r) {
+          return Canonical(r.manifest_path) == Canonical(manifest);
+        });
+    if (refused != options.refused.end()) {
+      Keep(state, *refused);
+      continue;
+    }
+    LoadRecord record = NewRecord(manifest, false);
+    LoadOne(state, record, &policy);
+    record.requested = policy.allow.contains(record.name);
+    Keep(state, std::move(record));
   }
 
   // Requested plugins must have loaded.

@@ -13,7 +13,8 @@
 // are denied. Environment overrides are read with secure_getenv.
 //
 // Each manifest goes through: manifest → policy → version (manifest ABI
-// major) → checksum → open → symbol → init (version negotiation) →
+// major) → file permissions (plugin_security.h; recorded at the policy
+// step) → checksum → open → symbol → init (version negotiation) →
 // register. Every attempt leaves a LoadRecord. A plugin that fails is a
 // warning unless it was requested; the others keep working.
 #ifndef SWITCHYARD_DISPATCHER_PLUGIN_LOADER_H_
@@ -35,7 +36,17 @@ struct LoaderOptions {
   bool use_default_path = true;  // lib/switchyard/plugins
   std::vector<std::string> allow;  // added to SWITCHYARD_PLUGINS' allow list
   std::vector<std::string> deny;   // added to its deny list
+  // Manifests not to load, each with the record to keep in its place: the
+  // probe's verdict on a plugin that crashed a child process (tools/cli).
+  // Matched by manifest_path after canonicalization.
+  std::vector<LoadRecord> refused;
 };
+
+// The manifests LoadPlugins would try, in order, without loading any:
+// search_paths, SWITCHYARD_PLUGIN_PATH's absolute entries (when
+// use_environment), then the default folder (when use_default_path), each
+// once.
+std::vector<std::string> DiscoverManifests(const LoaderOptions& options);
 
 // Discovers and loads plugins into `state`. Returns an error (whose message
 // holds the record's reason) when a requested plugin failed or was not

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dispatcher/error.h"
+#include "dispatcher/identifier.h"
 #include "dispatcher/ops/dtype.h"
 
 namespace sy {
@@ -123,9 +124,13 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
                               "ops`), or register your own schema first"));
   }
   std::string device_type = Str(desc->device_type);
-  if (device_type.empty()) {
+  // The rule manifests and register_device already apply: a kernel for a
+  // device type that could never be registered would be dead weight.
+  if (!IsLowercaseIdentifier(device_type)) {
     return Error(SY_STATUS_INVALID_ARGUMENT,
-                 absl::StrCat(where, ": device_type is empty"));
+                 absl::StrCat(where, ": device_type '", device_type,
+                              "' is not a device type name; use a lowercase "
+                              "identifier ([a-z_][a-z0-9_]*) such as 'cpu'"));
   }
   if (desc->fn == nullptr) {
     return Error(SY_STATUS_INVALID_ARGUMENT,

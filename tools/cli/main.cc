@@ -4,6 +4,7 @@
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
+#include "probe.h"
 #include "dispatcher/runtime.h"
 #include "dispatcher/version.h"
 
@@ -14,6 +15,14 @@ int main(int argc, char** argv) {
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "Plugins (with load records), devices, op coverage");
   info->add_flag("--json", json, "Print JSON");
+  bool probe = false;
+  info->add_flag("--probe", probe,
+                 "Load each plugin in a child process first; keep out any that "
+                 "crash, exit or hang there");
+  std::string probe_manifest;
+  CLI::App* probe_child = app.add_subcommand(sy::cli::kProbeCommand, "");
+  probe_child->group("");  // internal: what --probe runs in each child
+  probe_child->add_option("manifest", probe_manifest)->required();
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
   CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
@@ -38,7 +47,13 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_options.seed, "Random seed (default 1)");
   CLI11_PARSE(app, argc, argv);
 
-  absl::StatusOr<std::unique_ptr<sy::Runtime>> runtime = sy::Runtime::Create();
+  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest);
+  sy::RuntimeOptions options;
+  if (probe) {
+    constexpr double kProbeTimeoutSeconds = 30;
+    options.loader.refused = sy::cli::ProbePlugins(options.loader, kProbeTimeoutSeconds);
+  }
+  absl::StatusOr<std::unique_ptr<sy::Runtime>> runtime = sy::Runtime::Create(options);
   if (!runtime.ok()) {
     std::fprintf(stderr, "switchyard: could not start: %s\n",
                  std::string(runtime.status().message()).c_str());

@@ -1,0 +1,33 @@
+// `switchyard info --probe`: before loading plugins into this process, load
+// each one alone in a child process. A plugin whose init or load crashes,
+// exits or hangs there is kept out of this process, with a record saying so;
+// the rest load as usual.
+#ifndef SWITCHYARD_TOOLS_CLI_PROBE_H_
+#define SWITCHYARD_TOOLS_CLI_PROBE_H_
+
+#include <string>
+#include <vector>
+
+#include "dispatcher/load_record.h"
+#include "dispatcher/plugin_loader.h"
+
+namespace sy::cli {
+
+// The hidden subcommand a probe child runs: `switchyard probe-plugin PATH`.
+inline constexpr const char* kProbeCommand = "probe-plugin";
+
+// Probes every manifest `options` would load, each in a child running this
+// executable's `probe-plugin`, and returns the records of those that did not
+// survive (stage kProbe), ready for LoaderOptions::refused. A child gets
+// `timeout_s` seconds.
+std::vector<LoadRecord> ProbePlugins(const LoaderOptions& options, double timeout_s);
+
+// The child's side: loads the one manifest at `manifest_path` into a fresh
+// runtime (nothing else, no environment overrides) and returns 0 however
+// the load went — only a crash, an exit or a hang in the plugin's own code
+// is the parent's business.
+int RunProbeChild(const std::string& manifest_path);
+
+}  // namespace sy::cli
+
+#endif  // SWITCHYARD_TOOLS_CLI_PROBE_H_
