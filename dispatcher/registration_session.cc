@@ -69,7 +69,9 @@ sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
   if (FindSchema(schema->FullName()) != nullptr) {
     return Error(SY_STATUS_ALREADY_EXISTS,
                  absl::StrCat("register_schema: op '", schema->FullName(),
-                              "' is already registered"));
+                              "' is already registered by this plugin; give "
+                              "each signature its own overload name, as in '",
+                              schema->BaseName(), ".variant(…)'"));
   }
   schemas_.push_back({*std::move(schema), desc->shape_fn, desc->shape_data});
   return nullptr;

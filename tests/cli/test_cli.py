@@ -3,6 +3,7 @@
 Environment (set by tests/cli/CMakeLists.txt):
   SWITCHYARD_CLI              the switchyard binary
   SWITCHYARD_TEST_PLUGIN_DIR  the test plugins (good and broken, one folder each)
+  HOSTILE_PLUGIN_DIR          the hostile corpus (tests/hostile)
 """
 import json
 import os
@@ -14,6 +15,7 @@ import pytest
 
 CLI = os.environ["SWITCHYARD_CLI"]
 TEST_PLUGINS = pathlib.Path(os.environ["SWITCHYARD_TEST_PLUGIN_DIR"])
+HOSTILE = pathlib.Path(os.environ["HOSTILE_PLUGIN_DIR"])
 
 
 def switchyard(*args, plugin_path=None):
@@ -76,6 +78,20 @@ def test_info_explains_a_plugin_that_fails_in_its_code(plugin, step, words):
     assert f"failed at the {step}" in line, line
     for word in words:
         assert word in line, (word, line)
+
+
+def test_info_probe_keeps_a_plugin_that_crashes_in_init_out_of_the_process():
+    path = f"{HOSTILE / 'crash_in_init'}:{TEST_PLUGINS / 'test_good'}"
+    result = switchyard("info", "--probe", plugin_path=path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = plugin_lines(result.stdout)
+    assert lines["hostile_crash_in_init"].endswith(
+        "failed at the probe step — loading it killed a probe process with "
+        "signal 11 (Segmentation fault), so its init or load code crashes; it was "
+        "not loaded here — report it to its vendor or remove it from the plugin "
+        "path")
+    assert ": loaded," in lines["test_good"]
+    assert ": loaded," in lines["cpu"]
 
 
 def test_info_json_carries_the_load_records():

@@ -1,0 +1,152 @@
+// The hostile corpus (hostile_plugin.cc, README.md): each broken plugin
+// yields its exact load record, the process goes on, and the cpu plugin
+// loaded beside it still computes.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/dispatcher/test_util.h"
+
+namespace sy {
+namespace {
+
+using ::sy::testing::ExpectCpuAddWorks;
+using ::sy::testing::FindRecord;
+using ::sy::testing::MakeRuntime;
+
+namespace fs = std::filesystem;
+
+std::string Manifest(const std::string& kind) {
+  return std::string(HOSTILE_PLUGIN_DIR) + "/" + kind + "/hostile_" + kind + ".json";
+}
+
+// Loads cpu + the manifests, checks cpu still works, returns `name`'s record.
+LoadRecord Record(const std::vector<std::string>& manifests, const std::string& name) {
+  auto runtime = MakeRuntime(manifests);
+  if (runtime == nullptr) return {};
+  ExpectCpuAddWorks(*runtime);
+  std::vector<LoadRecord> records = runtime->LoadRecords();
+  EXPECT_EQ(FindRecord(records, "cpu")->outcome, LoadOutcome::kLoaded);
+  const LoadRecord* record = FindRecord(records, name);
+  EXPECT_NE(record, nullptr) << "no record for " << name;
+  return record != nullptr ? *record : LoadRecord{};
+}
+
+struct Case {
+  const char* kind;
+  LoadStage stage;
+  const char* reason;
+};
+
+class HostilePluginTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HostilePluginTest, FailsWithItsExactRecordAndHarmsNothing) {
+  const Case& c = GetParam();
+  LoadRecord r = Record({Manifest(c.kind)}, std::string("hostile_") + c.kind);
+  EXPECT_EQ(r.outcome, LoadOutcome::kFailed);
+  EXPECT_EQ(LoadStageName(r.stage), std::string(LoadStageName(c.stage)));
+  EXPECT_EQ(r.reason, c.reason);
+}
+
+constexpr const char kRegisterFailed[] = "the plugin's load slot failed: ";
+
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, HostilePluginTest,
+    ::testing::Values(
+        Case{"init_throws", LoadStage::kInit,
+             "sy_plugin_init: hostile_init_throws: sy_plugin_init: unexpected C++ "
+             "exception: the frobnicator driver is not installed; this is a bug in "
+             "the plugin; report it"},
+        Case{"null_table", LoadStage::kInit,
+             "sy_plugin_init returned success but left *out_plugin null; it must "
+             "point at the plugin's static sy_plugin_api_t"},
+        Case{"null_load_slot", LoadStage::kInit,
+             "the plugin table's required slot 'load' is null"},
+        Case{"tiny_table", LoadStage::kInit,
+             "the plugin table's struct_size is 8 bytes, smaller than ABI 1.0's 48; "
+             "set struct_size = sizeof(sy_plugin_api_t) and rebuild"},
+        Case{"null_device_slot", LoadStage::kRegister,
+             "the plugin's load slot failed: register_device: device type "
+             "'hostiledev' leaves the required slot allocate null; every device "
+             "slot is required in ABI 1.0"},
+        Case{"duplicate_kernel", LoadStage::kRegister,
+             "the plugin's load slot failed: register_kernel 'relu_f32' for 'relu' "
+             "on cpu with dtypes (f32) is registered twice"},
+        Case{"unknown_op", LoadStage::kRegister,
+             "the plugin's load slot failed: register_kernel 'frobnicate_f32' for "
+             "'frobnicate': no op of that name; use a full schema name such as "
+             "'add.Tensor' (see `switchyard ops`), or register your own schema first"},
+        Case{"unknown_dtype", LoadStage::kRegister,
+             "the plugin's load slot failed: register_kernel 'relu_f99' for 'relu': "
+             "dtype #0 (argument 'x') is 0x63, not one of f32 f64 f16 bf16 i32 i64 "
+             "i8 u8 bool"},
+        Case{"bad_device_type", LoadStage::kRegister,
+             "the plugin's load slot failed: register_kernel 'relu_f32' for 'relu': "
+             "device_type 'Not A Device!' is not a device type name; use a "
+             "lowercase identifier ([a-z_][a-z0-9_]*) such as 'cpu'"},
+        Case{"core_schema", LoadStage::kRegister,
+             "the plugin's load slot failed: register_schema: 'relu' must be in the "
+             "plugin's own namespace; name it 'hostile_core_schema::relu'"},
+        Case{"foreign_namespace", LoadStage::kRegister,
+             "the plugin's load slot failed: register_schema: 'cpu::relu_fast' must "
+             "be in the plugin's own namespace; name it "
+             "'hostile_foreign_namespace::relu_fast'"},
+        Case{"conflicting_schema", LoadStage::kRegister,
+             "the plugin's load slot failed: register_schema: op "
+             "'hostile_conflicting_schema::blend' is already registered by this "
+             "plugin; give each signature its own overload name, as in "
+             "'hostile_conflicting_schema::blend.variant(…)'"},
+        Case{"bad_schema_text", LoadStage::kRegister,
+             "the plugin's load slot failed: register_schema: schema "
+             "'hostile_bad_schema_text::oops(Tensor x -> Tensor': at column 40: "
+             "expected ',' or ')' after an argument, found '->'"}),
+    [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.kind); });
+
+// A plugin folder anyone may write to is refused, unless the user opts in.
+TEST(HostilePluginsTest, WorldWritableFolderIsRefusedUnlessAllowed) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("switchyard_hostile_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path good = fs::path(SWITCHYARD_TEST_PLUGIN_DIR) / "test_good";
+  fs::copy(good / "test_good.json", dir / "test_good.json");
+  fs::copy(good / "libswitchyard_test_good.so", dir / "libswitchyard_test_good.so");
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  const std::string manifest = (dir / "test_good.json").string();
+
+  ::unsetenv("SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS");
+  LoadRecord refused = Record({manifest}, "test_good");
+  EXPECT_EQ(refused.outcome, LoadOutcome::kFailed);
+  EXPECT_EQ(refused.stage, LoadStage::kPolicy);
+  EXPECT_EQ(refused.reason,
+            dir.string() + " is writable by every user (mode 0777), so anyone on "
+            "this machine could replace the plugin's code; make it writable by its "
+            "owner only (chmod o-w '" + dir.string() + "'), or set "
+            "SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS=1 to load it anyway");
+
+  ::setenv("SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS", "1", 1);
+  LoadRecord allowed = Record({manifest}, "test_good");
+  ::unsetenv("SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS");
+  EXPECT_EQ(allowed.outcome, LoadOutcome::kLoaded) << allowed.reason;
+
+  // A world-writable library in a safe folder is refused too.
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod((dir / "libswitchyard_test_good.so").c_str(), 0757), 0);
+  LoadRecord library = Record({manifest}, "test_good");
+  EXPECT_EQ(library.stage, LoadStage::kPolicy);
+  EXPECT_NE(library.reason.find("libswitchyard_test_good.so is writable by every "
+                                "user (mode 0757)"),
+            std::string::npos)
+      << library.reason;
+  fs::remove_all(dir);
+}
+
+// A plugin that leaks memory in load: the host cannot see it and is not
+// harmed; it loads and serves its kernel. (LSan reports the leak against
+// the plugin's library, so this case runs in hostile_leak_test.)
+
+}  // namespace
+}  // namespace sy
