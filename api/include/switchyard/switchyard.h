@@ -253,8 +253,9 @@ SY_API sy_status_code_t sy_context_destroy(sy_context_t context);
 SY_API sy_status_code_t sy_context_load_plugin(sy_context_t context,
                                                const char* manifest_path);
 
-/* Unloads a plugin by name. Its op handles then fail cleanly when called;
- * its device handles become stale.
+/* Unloads a plugin by name. Its op handles then fail cleanly when called,
+ * and so do its device handles: they stay valid handles, but every call
+ * through them returns FAILED_PRECONDITION ("device '…' is gone").
  * Errors: NOT_FOUND (no plugin of that name); FAILED_PRECONDITION while
  * tensors on its devices are alive. Since: 1.0. */
 SY_API sy_status_code_t sy_context_unload_plugin(sy_context_t context,
