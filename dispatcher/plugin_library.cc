@@ -1,5 +1,7 @@
 #include "dispatcher/plugin_library.h"
 
+#include <dlfcn.h>
+
 #include <filesystem>
 #include <mutex>
 
@@ -10,6 +12,21 @@
 
 namespace sy {
 namespace {
+
+// The dynamic loader's own words for a failed open ("libdnnl.so.2: cannot
+// open shared object file: …"): Boost.DLL reports only an errno-style
+// message, so the open is repeated to read dlerror(). A library that failed
+// to open ran none of its code, so repeating it is harmless.
+std::string DynamicLoaderError(const std::string& path,
+                               const boost::system::error_code& error) {
+  dlerror();  // clear
+  if (void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(handle);  // opens now (a race with the file); keep Boost's text
+    return error.message();
+  }
+  const char* text = dlerror();
+  return text != nullptr ? std::string(text) : error.message();
+}
 
 std::mutex& LibraryMutex() {
   static std::mutex mu;
@@ -97,7 +114,7 @@ absl::StatusOr<std::shared_ptr<SharedLibrary>> SharedLibrary::Open(
                error);
   if (error) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot open library ", canonical, ": ", error.message(),
+        "cannot open library ", canonical, ": ", DynamicLoaderError(canonical, error),
         "; check that its dependencies are installed (ldd ", canonical, ")"));
   }
   *stage = LoadStage::kSymbol;

@@ -1,0 +1,177 @@
+// Note [One stream per thread]: kernels run synchronously on the caller's
+// thread (the cpu device's stream is synchronous), and several threads may
+// call kernels at once. oneDNN documents primitives as safe to execute
+// concurrently when built with DNNL_ENABLE_CONCURRENT_EXEC (Debian's build
+// is; the scratchpad is then per execution), and the engine as shareable,
+// but promises nothing about executing on one dnnl::stream from several
+// threads. A CPU stream is cheap (no queue, no thread), so each thread gets
+// its own, created on its first kernel call and kept until the thread ends;
+// the engine it refers to is never destroyed, so the order of thread exit
+// and library unload does not matter.
+#include "context.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+namespace sy::onednn {
+namespace {
+
+struct Globals {
+  dnnl::engine engine;
+  bool native_bf16 = false;
+  std::string isa;
+  int cache_capacity = kDefaultPrimitiveCacheCapacity;
+};
+
+// Leaked on purpose: see the header (the primitive cache outlives runtimes,
+// and thread-local streams may be destroyed after unload).
+Globals* g_globals = nullptr;
+
+std::string IsaToString(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "generic";
+  }
+}
+
+// SWITCHYARD_ONEDNN_CACHE_CAPACITY, ignored under setuid like every
+// SWITCHYARD_* override; a value that is not a number in [0, 1<<20] keeps
+// the default.
+int CacheCapacityFromEnv() {
+#if defined(__GLIBC__)
+  const char* value = secure_getenv("SWITCHYARD_ONEDNN_CACHE_CAPACITY");
+#else
+  const char* value = std::getenv("SWITCHYARD_ONEDNN_CACHE_CAPACITY");
+#endif
+  if (value == nullptr || *value == '\0') return kDefaultPrimitiveCacheCapacity;
+  char* end = nullptr;
+  const long parsed = std::strtol(value, &end, 10);
+  if (*end != '\0' || parsed < 0 || parsed > (1L << 20)) {
+    return kDefaultPrimitiveCacheCapacity;
+  }
+  return static_cast<int>(parsed);
+}
+
+}  // namespace
+
+void Init() {
+  if (g_globals != nullptr) return;  // sy_plugin_init runs once per process
+  auto globals = std::make_unique<Globals>();
+  globals->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  globals->isa = IsaToString(isa);
+  // bf16 arithmetic without AVX512-BF16 is emulated by oneDNN, slower than
+  // f32; only these two ISAs (and their supersets) count.
+  const auto bits = static_cast<unsigned>(isa);
+  const auto bf16_bits = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+  globals->native_bf16 = (bits & bf16_bits) == bf16_bits;
+  globals->cache_capacity = CacheCapacityFromEnv();
+  dnnl::set_primitive_cache_capacity(globals->cache_capacity);
+  g_globals = globals.release();
+}
+
+const dnnl::engine& Engine() { return g_globals->engine; }
+
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(g_globals->engine);
+  return stream;
+}
+
+bool HasNativeBf16() { return g_globals->native_bf16; }
+std::string_view IsaName() { return g_globals->isa; }
+int PrimitiveCacheCapacity() { return g_globals->cache_capacity; }
+
+sy_error_t* OpError(std::string_view op, std::string_view what) {
+  return plugin::MakeError(SY_STATUS_INVALID_ARGUMENT,
+                           plugin::StrCat(op, ": ", what));
+}
+
+sy_error_t* DnnlError(std::string_view op, const dnnl::error& e) noexcept {
+  try {
+    const sy_status_code_t code = e.status == dnnl_out_of_memory
+                                      ? SY_STATUS_RESOURCE_EXHAUSTED
+                                      : SY_STATUS_INTERNAL;
+    return plugin::MakeError(
+        code, plugin::StrCat(op, ": oneDNN failed: ", e.what(), " (status ",
+                             static_cast<int>(e.status),
+                             "); pin the cpu plugin's kernel for this op "
+                             "(Runtime::PinKernel) and report the shapes"));
+  } catch (...) {
+    return plugin::MakeError(SY_STATUS_INTERNAL, op);
+  }
+}
+
+sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
+                      int num_tensor_args, int num_outputs, int num_attrs) {
+  if (call == nullptr || call->struct_size < sizeof(sy_kernel_call_t)) {
+    return OpError(op, "the kernel call is NULL or older than ABI 1.0; the "
+                       "host is damaged");
+  }
+  const int num_inputs = call->num_inputs;
+  bool offsets_ok = call->num_tensor_args == num_tensor_args &&
+                    call->input_offsets != nullptr && num_inputs >= 0;
+  for (int k = 0; offsets_ok && k < num_tensor_args; ++k) {
+    offsets_ok = call->input_offsets[k] >= 0 &&
+                 call->input_offsets[k] <= call->input_offsets[k + 1];
+  }
+  if (!offsets_ok || call->input_offsets[0] != 0 ||
+      call->input_offsets[num_tensor_args] != num_inputs) {
+    return OpError(op, plugin::StrCat(
+                           "expected ", num_tensor_args,
+                           " tensor arguments with consistent input_offsets "
+                           "but got ", call->num_tensor_args,
+                           "; the op's schema and this kernel disagree"));
+  }
+  if (call->num_outputs != num_outputs || call->num_attrs != num_attrs ||
+      (num_inputs > 0 && call->inputs == nullptr) ||
+      (num_outputs > 0 && call->outputs == nullptr) ||
+      (num_attrs > 0 && call->attrs == nullptr)) {
+    return OpError(op, plugin::StrCat(
+                           "expected ", num_outputs, " outputs and ",
+                           num_attrs, " attributes but got ",
+                           call->num_outputs, " and ",
+                           call->num_attrs,
+                           "; the op's schema and this kernel disagree"));
+  }
+  auto check = [&](const sy_tensor_view_t& v, std::string_view what,
+                   int index) -> sy_error_t* {
+    if (v.ndim < 0 || v.ndim > SY_MAX_RANK ||
+        (v.ndim > 0 && (v.shape == nullptr || v.strides == nullptr))) {
+      return OpError(op, plugin::StrCat(what, " ", index, " has rank ", v.ndim,
+                                        " or no shape/strides; the host is "
+                                        "damaged"));
+    }
+    if (v.device.device_type != 1) {  // kDLCPU
+      return OpError(op, plugin::StrCat(
+                             what, " ", index, " is on DLPack device type ",
+                             v.device.device_type,
+                             ", not cpu; move it to cpu first"));
+    }
+    for (int d = 0; d < v.ndim; ++d) {
+      if (v.shape[d] < 0 || v.strides[d] < 0) {
+        return OpError(op, plugin::StrCat(what, " ", index,
+                                          " has a negative size or stride"));
+      }
+    }
+    return nullptr;
+  };
+  for (int i = 0; i < num_inputs; ++i) {
+    SY_PLUGIN_RETURN_IF_ERROR(check(call->inputs[i], "input", i));
+  }
+  for (int i = 0; i < num_outputs; ++i) {
+    SY_PLUGIN_RETURN_IF_ERROR(check(call->outputs[i], "output", i));
+  }
+  return nullptr;
+}
+
+}  // namespace sy::onednn

@@ -1,0 +1,141 @@
+// Which kernel serves a call when cpu and onednn are both loaded: onednn's
+// (priority 10) for the keys it registers, the cpu plugin's for the rest;
+// bf16 keys only on CPUs with native bf16. Also the load record, and that
+// the plugin's own ops refuse bad input with a clear error.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "onednn_test_util.h"
+
+namespace sy::onednn_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(OnednnSelection, LoadRecordShowsAKernelOnlyPlugin) {
+  bool found = false;
+  for (const LoadRecord& record : TestRuntime().LoadRecords()) {
+    if (record.name != "onednn") continue;
+    found = true;
+    EXPECT_EQ(record.outcome, LoadOutcome::kLoaded) << record.reason;
+    EXPECT_EQ(record.num_devices, 0);  // the cpu plugin provides the device
+    EXPECT_EQ(record.num_schemas, 3);  // onednn::linear_relu, linear_gelu, matmul_add
+    EXPECT_GT(record.num_kernels, 20);
+  }
+  EXPECT_TRUE(found);
+}
+
+struct Case {
+  const char* op;
+  std::vector<std::vector<int64_t>> shapes;  // empty shape list entry: None
+  std::vector<Attr> attrs;
+};
+
+// An empty shape stands for an omitted optional tensor (None).
+std::vector<Tensor> MakeInputs(const Case& c, sy_dtype_t dtype) {
+  std::mt19937 gen(Seed());
+  std::vector<Tensor> inputs;
+  for (const auto& shape : c.shapes) {
+    inputs.push_back(shape.empty() ? Tensor() : Upload(Random(gen, dtype, shape)));
+  }
+  return inputs;
+}
+
+// Attr borrows int lists: these outlive every call.
+const int64_t kEight[] = {8};
+const int64_t kOne[] = {1};
+Attr Ints(const int64_t (&list)[1]) { return Attr(absl::Span<const int64_t>(list, 1)); }
+
+const std::vector<Case>& OnednnF32Cases() {
+  static const std::vector<Case>* const cases = new std::vector<Case>{
+      {"matmul", {{4, 5}, {5, 6}}, {}},
+      {"linear", {{3, 5}, {4, 5}, {4}}, {}},
+      {"conv2d", {{1, 3, 8, 8}, {4, 3, 3, 3}, {4}}, {}},
+      {"softmax", {{4, 7}}, {Attr(int64_t{-1})}},
+      {"layer_norm", {{4, 8}, {8}, {8}}, {Ints(kEight), Attr(1e-5)}},
+      {"add.Tensor", {{4, 7}, {4, 7}}, {}},
+      {"div.Tensor", {{4, 7}, {7}}, {}},
+      {"gelu", {{4, 7}}, {Attr("tanh")}},
+      {"sigmoid", {{4, 7}}, {}},
+      {"sum", {{4, 7}}, {Ints(kOne), Attr(false)}},
+      {"onednn::linear_relu", {{3, 5}, {4, 5}, {4}}, {}},
+      {"onednn::linear_gelu", {{3, 5}, {4, 5}, {}}, {}},
+      {"onednn::matmul_add", {{3, 5}, {5, 4}, {4}}, {}},
+  };
+  return *cases;
+}
+
+TEST(OnednnSelection, OnednnKernelsWinForF32) {
+  for (const Case& c : OnednnF32Cases()) {
+    const std::string how = Explain(c.op, MakeInputs(c, SY_DTYPE_F32), c.attrs);
+    EXPECT_THAT(how, HasSubstr("kernel onednn::")) << c.op;
+  }
+}
+
+TEST(OnednnSelection, CpuKeepsWhatOnednnDoesNotComputeExactly) {
+  // relu (NaN → 0 in oneDNN), max (drops NaN), mean (overflows), log
+  // (accuracy), maximum (drops NaN), .Scalar ops (would round the Scalar).
+  const std::vector<Case> cases = {
+      {"relu", {{4, 7}}, {}},
+      {"log", {{4, 7}}, {}},
+      {"max", {{4, 7}}, {Ints(kOne), Attr(false)}},
+      {"mean", {{4, 7}}, {Ints(kOne), Attr(false)}},
+      {"maximum.Tensor", {{4, 7}, {4, 7}}, {}},
+      {"add.Scalar", {{4, 7}}, {Attr(0.5)}},
+      {"log_softmax", {{4, 7}}, {Attr(int64_t{-1})}},
+  };
+  for (const Case& c : cases) {
+    const std::string how = Explain(c.op, MakeInputs(c, SY_DTYPE_F32), c.attrs);
+    EXPECT_THAT(how, HasSubstr("kernel cpu::")) << c.op;
+  }
+}
+
+TEST(OnednnSelection, Bf16KernelsOnlyWithNativeBf16) {
+  const std::vector<Case> cases = {
+      {"matmul", {{4, 5}, {5, 6}}, {}},
+      {"conv2d", {{1, 3, 8, 8}, {4, 3, 3, 3}, {}}, {}},
+      {"softmax", {{4, 7}}, {Attr(int64_t{-1})}},
+      {"layer_norm", {{4, 8}, {}, {}}, {Ints(kEight), Attr(1e-5)}},
+  };
+  const char* expected = ExpectBf16Kernels() ? "kernel onednn::" : "kernel cpu::";
+  for (const Case& c : cases) {
+    const std::string how = Explain(c.op, MakeInputs(c, SY_DTYPE_BF16), c.attrs);
+    EXPECT_THAT(how, HasSubstr(expected)) << c.op;
+  }
+  // Elementwise bf16 stays with the cpu plugin everywhere (subnormals).
+  Case add = {"add.Tensor", {{4, 7}, {4, 7}}, {}};
+  EXPECT_THAT(Explain(add.op, MakeInputs(add, SY_DTYPE_BF16)),
+              HasSubstr("kernel cpu::"));
+}
+
+TEST(OnednnSelection, FusedOpsRefuseBadInputClearly) {
+  std::mt19937 gen(Seed());
+  const Tensor x = Upload(Random(gen, SY_DTYPE_F32, {3, 5}));
+  const Tensor w_bad = Upload(Random(gen, SY_DTYPE_F32, {4, 6}));
+  const Tensor w = Upload(Random(gen, SY_DTYPE_F32, {4, 5}));
+  const Tensor bias_bad = Upload(Random(gen, SY_DTYPE_F32, {3}));
+  const Tensor c_bad = Upload(Random(gen, SY_DTYPE_F32, {2, 4}));
+  const Tensor b = Upload(Random(gen, SY_DTYPE_F32, {5, 4}));
+
+  auto expect_error = [](const char* op, std::vector<Tensor> in,
+                         std::vector<Attr> attrs, const char* word) {
+    auto out = TestRuntime().Call(Op(op), in, attrs);
+    ASSERT_FALSE(out.ok()) << op;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(out.status().message()), HasSubstr(op));
+    EXPECT_THAT(std::string(out.status().message()), HasSubstr(word));
+  };
+  expect_error("onednn::linear_relu", {x, w_bad, Tensor()}, {}, "weight");
+  expect_error("onednn::linear_gelu", {x, w, bias_bad}, {}, "bias");
+  expect_error("onednn::linear_gelu", {x, w, Tensor()}, {Attr("fast")}, "approximate");
+  expect_error("onednn::matmul_add", {x, b, c_bad}, {}, "broadcast");
+  // The runtime still works after the refusals.
+  EXPECT_THAT(Explain("onednn::linear_relu", {x, w, Tensor()}),
+              HasSubstr("kernel onednn::"));
+}
+
+}  // namespace
+}  // namespace sy::onednn_test
