@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "dispatcher/call_binding.h"
+#include "dispatcher/plugin_loader.h"
 #include "dispatcher/runtime.h"
 
 #ifdef SWITCHYARD_HAVE_TORCH
@@ -31,6 +32,9 @@ struct Fixture {
       auto* f = new Fixture;
       sy::RuntimeOptions options;
       options.loader.use_environment = false;
+      // The cpu plugin alone: the figures are its own, whatever else is built.
+      options.loader.use_default_path = false;
+      options.loader.search_paths = {sy::DefaultPluginDirectory() + "/cpu.json"};
       f->runtime = sy::Runtime::Create(options).value();
       f->cpu = f->runtime->GetDevice("cpu").value();
       f->add = f->runtime->FindOp("add.Tensor").value();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatcher/plugin_loader.h"
 #include "dispatcher/runtime.h"
 
 #ifdef SWITCHYARD_HAVE_TORCH
@@ -61,6 +62,9 @@ class Switchyard {
   Switchyard() {
     sy::RuntimeOptions options;
     options.loader.use_environment = false;
+    // The cpu plugin alone: the figures are its own, whatever else is built.
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {sy::DefaultPluginDirectory() + "/cpu.json"};
     runtime_ = sy::Runtime::Create(options).value();
     cpu_ = runtime_->GetDevice("cpu").value();
   }
