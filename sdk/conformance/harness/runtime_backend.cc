@@ -60,8 +60,9 @@ std::vector<Attr> ToAttrs(std::span<const AttrValue> attrs) {
 
 class RuntimeBackend : public BackendUnderTest {
  public:
-  RuntimeBackend(std::unique_ptr<Runtime> runtime, Device* device)
-      : runtime_(std::move(runtime)), device_(device) {}
+  // `owned` may be null when the caller keeps the runtime.
+  RuntimeBackend(std::unique_ptr<Runtime> owned, Runtime* runtime, Device* device)
+      : owned_(std::move(owned)), runtime_(runtime), device_(device) {}
 
   std::string DeviceLabel() const override { return device_->label(); }
 
@@ -133,7 +134,8 @@ class RuntimeBackend : public BackendUnderTest {
     return *handle;
   }
 
-  std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<Runtime> owned_;
+  Runtime* runtime_;
   Device* device_;
   std::map<std::string, OpHandle, std::less<>> ops_;
 };
@@ -160,8 +162,18 @@ Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
   absl::StatusOr<Device*> device = (*runtime)->GetDevice(
       absl::string_view(options.device.data(), options.device.size()));
   if (!device.ok()) return FromAbsl(device.status());
+  Runtime* borrowed = runtime->get();
+  return std::unique_ptr<BackendUnderTest>(std::make_unique<RuntimeBackend>(
+      *std::move(runtime), borrowed, *device));
+}
+
+Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackendOn(
+    Runtime& runtime, const std::string& device_spec) {
+  absl::StatusOr<Device*> device = runtime.GetDevice(
+      absl::string_view(device_spec.data(), device_spec.size()));
+  if (!device.ok()) return FromAbsl(device.status());
   return std::unique_ptr<BackendUnderTest>(
-      std::make_unique<RuntimeBackend>(*std::move(runtime), *device));
+      std::make_unique<RuntimeBackend>(nullptr, &runtime, *device));
 }
 
 }  // namespace sy::op_harness

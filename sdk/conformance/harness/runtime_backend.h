@@ -10,6 +10,10 @@
 
 #include "sdk/conformance/harness/backend.h"
 
+namespace sy {
+class Runtime;
+}  // namespace sy
+
 namespace sy::op_harness {
 
 struct RuntimeBackendOptions {
@@ -27,6 +31,13 @@ struct RuntimeBackendOptions {
 // the plugin or device that failed, with the load records' reasons.
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
     const RuntimeBackendOptions& options);
+
+// The same over a runtime the caller made, loaded and prepared (e.g. kernel
+// choices set), for tools that inspect the runtime too
+// (switchyard-conformance). Borrowed: `runtime` must outlive the backend
+// and every tensor it made. Errors: NOT_FOUND for an unknown device.
+Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackendOn(
+    Runtime& runtime, const std::string& device);
 
 }  // namespace sy::op_harness
 

@@ -293,12 +293,13 @@ typedef struct sy_device_properties_t {
 /* A device type a plugin provides. Every slot is required in 1.0. `self` is
  * `device_data`, passed back to each function. Device indices run from 0 to
  * device_count-1. The host never allocates size 0 (it rounds up), always
- * passes a power-of-two alignment of at least 64, never frees NULL, always
- * passes a stream it created, and passes memset values 0..255. Elapsed time
- * between events that were not both recorded is FAILED_PRECONDITION. Memory from `allocate` is only ever touched through this
- * table and the plugin's own kernels. Host pointers given to the *_async
- * functions stay valid until the stream is synchronized or an event recorded
- * after the copy has completed. */
+ * passes a power-of-two alignment from 64 to 256 (what every GPU allocator
+ * gives), never frees NULL, always passes a stream it created, and passes
+ * memset values 0..255. Elapsed time between events that were not both
+ * recorded is FAILED_PRECONDITION. Memory from `allocate` is only ever
+ * touched through this table and the plugin's own kernels. Host pointers
+ * given to the *_async functions stay valid until the stream is
+ * synchronized or an event recorded after the copy has completed. */
 typedef struct sy_device_api_t {
   size_t struct_size;
   void* extension;
