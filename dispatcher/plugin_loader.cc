@@ -126,6 +126,10 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
     }
   }
 
+  if (absl::Status exports = CheckOnlyEntryPointExported(manifest->library_path);
+      !exports.ok()) {
+    return Fail(record, LoadStage::kSymbol, std::string(exports.message()));
+  }
   LoadStage stage = LoadStage::kOpen;
   absl::StatusOr<std::shared_ptr<SharedLibrary>> library =
       SharedLibrary::Open(manifest->library_path, &stage);

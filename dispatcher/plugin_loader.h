@@ -14,8 +14,8 @@
 //
 // Each manifest goes through: manifest → policy → version (manifest ABI
 // major) → file permissions (plugin_security.h; recorded at the policy
-// step) → checksum → open → symbol → init (version negotiation) →
-// register. Every attempt leaves a LoadRecord. A plugin that fails is a
+// step) → checksum → exported symbols (read from the file; recorded at the
+// symbol step) → open → symbol → init (version negotiation) → register. Every attempt leaves a LoadRecord. A plugin that fails is a
 // warning unless it was requested; the others keep working.
 #ifndef SWITCHYARD_DISPATCHER_PLUGIN_LOADER_H_
 #define SWITCHYARD_DISPATCHER_PLUGIN_LOADER_H_

@@ -2,13 +2,17 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "dispatcher/elf_exports.h"
 #include "dispatcher/env.h"
+#include "switchyard/plugin.h"
 
 namespace sy {
 namespace {
@@ -55,6 +59,32 @@ absl::Status CheckPluginFilesNotWorldWritable(const std::string& manifest_path,
       "(chmod o-w '%s'), or set SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS=1 to "
       "load it anyway",
       path, static_cast<unsigned>(mode), path));
+}
+
+absl::Status CheckOnlyEntryPointExported(const std::string& library_path) {
+  absl::StatusOr<std::vector<std::string>> exports = ExportedSymbols(library_path);
+  if (!exports.ok()) return absl::OkStatus();
+  std::vector<std::string> extra;
+  bool has_entry = false;
+  for (const std::string& name : *exports) {
+    if (name == SY_PLUGIN_INIT_SYMBOL) {
+      has_entry = true;
+    } else {
+      extra.push_back(name);
+    }
+  }
+  if (!has_entry || extra.empty()) return absl::OkStatus();
+  std::sort(extra.begin(), extra.end());  // the table's order is the linker's
+  constexpr size_t kShown = 5;
+  const size_t shown = std::min(extra.size(), kShown);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "library ", library_path, " exports ", extra.size(), " symbol",
+      extra.size() == 1 ? "" : "s", " besides " SY_PLUGIN_INIT_SYMBOL " (",
+      absl::StrJoin(extra.begin(), extra.begin() + shown, ", "),
+      extra.size() > shown ? ", …" : "",
+      "); a plugin must export only its entry point, or its symbols may "
+      "collide with the host's and other plugins'; build it with "
+      "switchyard_add_plugin (hidden visibility and a version script)"));
 }
 
 }  // namespace sy

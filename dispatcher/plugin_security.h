@@ -18,6 +18,12 @@ namespace sy {
 absl::Status CheckPluginFilesNotWorldWritable(const std::string& manifest_path,
                                               const std::string& library_path);
 
+// FailedPrecondition when the library at `library_path` exports symbols
+// besides sy_plugin_init (read from its .dynsym, without loading it),
+// naming them. A library that exports nothing, lacks the entry point, or
+// cannot be read is left to the open and symbol steps, which say so.
+absl::Status CheckOnlyEntryPointExported(const std::string& library_path);
+
 }  // namespace sy
 
 #endif  // SWITCHYARD_DISPATCHER_PLUGIN_SECURITY_H_

@@ -105,6 +105,20 @@ INSTANTIATE_TEST_SUITE_P(
              "expected ',' or ')' after an argument, found '->'"}),
     [](const ::testing::TestParamInfo<Case>& info) { return std::string(info.param.kind); });
 
+// Symbols besides the entry point: refused before the library is opened.
+TEST(HostilePluginsTest, ExtraExportsAreRefusedBeforeOpening) {
+  const std::string dir = std::string(HOSTILE_PLUGIN_DIR) + "/extra_exports";
+  LoadRecord r = Record({dir + "/hostile_extra_exports.json"}, "hostile_extra_exports");
+  EXPECT_EQ(r.outcome, LoadOutcome::kFailed);
+  EXPECT_EQ(r.stage, LoadStage::kSymbol);
+  EXPECT_EQ(r.reason,
+            "library " + dir + "/libswitchyard_hostile_extra_exports.so exports 2 "
+            "symbols besides sy_plugin_init (hostile_counter, hostile_helper); a "
+            "plugin must export only its entry point, or its symbols may collide "
+            "with the host's and other plugins'; build it with "
+            "switchyard_add_plugin (hidden visibility and a version script)");
+}
+
 // A plugin folder anyone may write to is refused, unless the user opts in.
 TEST(HostilePluginsTest, WorldWritableFolderIsRefusedUnlessAllowed) {
   const fs::path dir = fs::temp_directory_path() /

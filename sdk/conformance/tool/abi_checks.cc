@@ -7,10 +7,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "dispatcher/kernel_table.h"
+#include "dispatcher/elf_exports.h"
 #include "dispatcher/op_registry.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/plugin_instance.h"
-#include "sdk/conformance/tool/elf_exports.h"
 #include "switchyard/plugin.h"
 
 namespace sy::conformance {

@@ -3,15 +3,15 @@
 // --defined-only` shows. Reading the file itself (not dlopen/dlsym) sees
 // every export, including ones a loader would never ask for, and works on a
 // stripped library, which has no .symtab.
-#ifndef SWITCHYARD_SDK_CONFORMANCE_TOOL_ELF_EXPORTS_H_
-#define SWITCHYARD_SDK_CONFORMANCE_TOOL_ELF_EXPORTS_H_
+#ifndef SWITCHYARD_DISPATCHER_ELF_EXPORTS_H_
+#define SWITCHYARD_DISPATCHER_ELF_EXPORTS_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 
-namespace sy::conformance {
+namespace sy {
 
 // Names of the defined, globally visible (GLOBAL, WEAK or GNU_UNIQUE
 // binding; default or protected visibility) symbols of the 64-bit ELF file
@@ -22,6 +22,6 @@ namespace sy::conformance {
 // tables are out of bounds.
 absl::StatusOr<std::vector<std::string>> ExportedSymbols(const std::string& path);
 
-}  // namespace sy::conformance
+}  // namespace sy
 
-#endif  // SWITCHYARD_SDK_CONFORMANCE_TOOL_ELF_EXPORTS_H_
+#endif  // SWITCHYARD_DISPATCHER_ELF_EXPORTS_H_

@@ -1,4 +1,4 @@
-#include "sdk/conformance/tool/elf_exports.h"
+#include "dispatcher/elf_exports.h"
 
 #include <elf.h>
 
@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace sy::conformance {
+namespace sy {
 namespace {
 
 // Boost.DLL's library_info reads .symtab, which `strip` removes and which
@@ -95,4 +95,4 @@ absl::StatusOr<std::vector<std::string>> ExportedSymbols(const std::string& path
   return names;
 }
 
-}  // namespace sy::conformance
+}  // namespace sy
