@@ -203,8 +203,12 @@ std::string DefaultPluginDirectory() {
   boost::dll::fs::error_code ec;
   boost::dll::fs::path self = boost::dll::this_line_location(ec);
   if (ec) return "";
-  return (fs::path(self.parent_path().string()) / "switchyard" / "plugins")
-      .string();
+  // Canonical, so records say /usr/lib/… rather than /usr/bin/../lib/… when
+  // the library was found through an executable's $ORIGIN/../lib RUNPATH.
+  std::error_code error;
+  const fs::path dir = fs::path(self.parent_path().string()) / "switchyard" / "plugins";
+  const fs::path canonical = fs::weakly_canonical(dir, error);
+  return (error ? dir : canonical).string();
 }
 
 namespace {

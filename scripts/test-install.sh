@@ -49,7 +49,7 @@ deb=$(ls "$work"/deb/switchyard_*.deb)
 dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
 if [[ $(id -u) -eq 0 ]] && command -v dpkg >/dev/null; then
   dpkg -i "$deb" >/dev/null
-  trap 'dpkg -r switchyard >/dev/null || true; rm -rf "$work"' EXIT
+  trap 'dpkg -P switchyard >/dev/null || true; rm -rf "$work"' EXIT
   env -u SWITCHYARD_PREFIX switchyard info | tee "$work/info.txt" | head -5
   grep -q "plugin 'cpu' (/usr/lib/switchyard/plugins/cpu.json): loaded" "$work/info.txt"
 else
