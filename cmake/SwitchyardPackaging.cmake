@@ -17,7 +17,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # A plugin built against the CUDA toolkit links libraries from
 # /usr/local/cuda that no Debian package provides; let dpkg-shlibdeps look
 # there so it does not fail, and leave the toolkit a documented prerequisite.
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS /usr/local/cuda/lib64)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS /usr/local/cuda/lib64 /usr/local/cuda/lib)
 # The package must build plugins too: the SDK's CMake package needs a
 # compiler and CMake, which are the user's to choose, so only suggested.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake (>= 3.25), g++ | clang, python3-numpy")

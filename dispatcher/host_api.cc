@@ -54,6 +54,9 @@ void HostLog(sy_host_context_t* context, int32_t level, const char* message) {
   const char* text = message != nullptr ? message : "";
   if (RegistrationSink* sink = context ? SinkFor(context) : nullptr) {
     Log(lvl, absl::StrCat("plugin '", sink->plugin_name(), "': ", text));
+    // What a plugin says while loading (no device found, an ISA it will
+    // not use, …) belongs in its load record, not only in the log.
+    if (lvl != LogLevel::kDebug) sink->Note(text);
   } else {
     Log(lvl, text);
   }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
 
 namespace sy {
@@ -50,6 +51,7 @@ nlohmann::json LoadRecordToJson(const LoadRecord& r) {
       {"schemas", r.num_schemas},
       {"kernels", r.num_kernels},
       {"load_ms", r.load_ms},
+      {"notes", r.notes},
   };
 }
 
@@ -60,11 +62,12 @@ std::string DescribeLoadRecord(const LoadRecord& r) {
     case LoadOutcome::kLoaded:
       return absl::StrFormat(
           "%s: loaded, version %s, plugin ABI %u.%u on host ABI %u.%u; "
-          "%d device type(s), %d schema(s), %d kernel(s) in %.1f ms",
+          "%d device type(s), %d schema(s), %d kernel(s) in %.1f ms%s",
           who, r.plugin_version.empty() ? "?" : r.plugin_version,
           r.plugin_abi_major, r.plugin_abi_minor, r.host_abi_major,
           r.host_abi_minor, r.num_devices, r.num_schemas, r.num_kernels,
-          r.load_ms);
+          r.load_ms,
+          r.notes.empty() ? "" : absl::StrCat(" — ", absl::StrJoin(r.notes, "; ")));
     case LoadOutcome::kSkipped:
       return absl::StrCat(who, ": skipped — ", r.reason);
     case LoadOutcome::kFailed:

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "nlohmann/json_fwd.hpp"
 
@@ -48,6 +49,9 @@ struct LoadRecord {
   int num_schemas = 0;
   int num_kernels = 0;
   double load_ms = 0;
+  // What the plugin logged while loading, at info level or above ("no CUDA
+  // device: …", "bf16 kernels not registered: …"), in order.
+  std::vector<std::string> notes;
 };
 
 const char* LoadOutcomeName(LoadOutcome outcome);  // "loaded", "failed", …

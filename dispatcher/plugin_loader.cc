@@ -157,6 +157,7 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
     status = TakeError(table.load(HostApi(), context.get()),
                        "the plugin's load slot failed");
   }
+  record.notes = session.notes();
   if (status.ok()) status = session.Commit(record);
   if (!status.ok()) {
     return Fail(record, LoadStage::kRegister, std::string(status.message()));

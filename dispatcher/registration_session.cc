@@ -203,6 +203,16 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
   return nullptr;
 }
 
+void RegistrationSession::Note(std::string text) {
+  std::lock_guard<std::mutex> lock(notes_mu_);
+  notes_.push_back(std::move(text));
+}
+
+std::vector<std::string> RegistrationSession::notes() const {
+  std::lock_guard<std::mutex> lock(notes_mu_);
+  return notes_;
+}
+
 absl::Status RegistrationSession::Commit(LoadRecord& record) {
   for (StagedSchema& staged : schemas_) {
     absl::StatusOr<OpDef*> op =

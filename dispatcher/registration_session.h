@@ -5,6 +5,7 @@
 #define SWITCHYARD_DISPATCHER_REGISTRATION_SESSION_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ class RegistrationSession : public RegistrationSink {
   sy_error_t* RegisterSchema(const sy_schema_desc_t* desc) override;
   sy_error_t* RegisterKernel(const sy_kernel_desc_t* desc) override;
   sy_error_t* RegisterDevice(const sy_device_api_t* desc) override;
+  void Note(std::string text) override;
+  // The lines noted so far, in order.
+  std::vector<std::string> notes() const;
 
   // Publishes schemas, then devices (enumerating them), then kernels. On
   // failure withdraws whatever this session had published. Fills the
@@ -35,6 +39,8 @@ class RegistrationSession : public RegistrationSink {
   static void Withdraw(RuntimeState& state, PluginInstance& plugin);
 
  private:
+  mutable std::mutex notes_mu_;
+  std::vector<std::string> notes_;
   struct StagedSchema {
     Schema schema;
     sy_shape_fn shape_fn;

@@ -1,0 +1,69 @@
+// The `cuda` device type: NVIDIA GPUs through the CUDA runtime.
+//
+// Devices are those cudaGetDeviceCount reports when the plugin loads
+// (CUDA_VISIBLE_DEVICES applies); with no GPU or no driver there are zero
+// and the plugin says so in the host's log. Memory is raw cudaMalloc (the
+// core's caching allocator sits on top); every allocation is 256-byte
+// aligned. A stream is a non-blocking cudaStream_t plus a small ring of
+// pinned staging buffers, through which short host-to-device copies from
+// pageable memory go without blocking the host. Events time with
+// cudaEventElapsedTime. Streams, events and allocations are tracked, so a
+// stale, foreign or doubly freed handle is an error rather than a crash.
+//
+// Thread-safety: every slot may be called from any thread; each first makes
+// its device current on the calling thread.
+#ifndef SWITCHYARD_PLUGINS_CUDA_CUDA_DEVICE_H_
+#define SWITCHYARD_PLUGINS_CUDA_CUDA_DEVICE_H_
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "switchyard/plugin.h"
+
+namespace sy::cuda {
+
+// DLPack's kDLCUDA.
+inline constexpr int32_t kDlpackCuda = 2;
+
+// Alignment cudaMalloc guarantees; the largest the device type accepts.
+inline constexpr size_t kCudaAlignment = 256;
+
+// What a sy_stream_t of this plugin points at. Kernels read `stream` and
+// `device` (kernels/kernel_util.h, StreamOf).
+struct Stream {
+  static constexpr size_t kStagingSlots = 4;
+  static constexpr size_t kStagingBytes = size_t{1} << 20;  // per slot
+  int32_t device = 0;
+  cudaStream_t stream = nullptr;
+  // Pinned host buffers for short pageable H2D copies; each slot's event
+  // says when its last copy has left it. Guarded by the stream's user: the
+  // host issues one stream's calls in order (plugin.h).
+  std::array<void*, kStagingSlots> staging{};
+  std::array<cudaEvent_t, kStagingSlots> staging_done{};
+  size_t next_slot = 0;
+};
+
+// The probe made once per process (in sy_plugin_init): how many devices
+// there are, or why there are none.
+struct CudaProbe {
+  int device_count = 0;
+  std::string reason;  // empty when device_count > 0
+  int driver_version = 0;
+  int runtime_version = 0;
+};
+const CudaProbe& ProbeCuda();
+
+// The device table that `load` registers. Static: valid for as long as the
+// library is loaded.
+const sy_device_api_t& CudaDeviceApi();
+
+// The live stream behind a handle, or NULL when it is not one of ours.
+Stream* FindStream(sy_stream_t handle);
+
+}  // namespace sy::cuda
+
+#endif  // SWITCHYARD_PLUGINS_CUDA_CUDA_DEVICE_H_

@@ -1,0 +1,101 @@
+// Binary arithmetic kernels with a tensor and a Scalar (.Scalar): add sub
+// mul div pow maximum minimum. The result has the tensor's dtype, except
+// that a float Scalar on an integer or bool tensor computes in f32 and
+// gives f32 (docs/ops.md). Integer div/pow with an integer Scalar have no
+// kernel here (UNIMPLEMENTED, so the caller sees a missing kernel).
+#include <limits>
+
+#include "kernels/binary_ops.cuh"
+#include "kernels/elementwise.cuh"
+#include "kernels/kernel_list.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::DtypeName;
+using ::sy::plugin::MakeError;
+using ::sy::plugin::StrCat;
+
+template <class Op, sy_dtype_t D>
+sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op = Op::kScalar;
+  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CheckView(call->inputs[0], op, "input 'a'", D, *stream));
+    ScalarValue s;
+    SY_PLUGIN_RETURN_IF_ERROR(ReadScalar(call, 0, op, "b", s));
+    using S = Storage<D>;
+    const sy_tensor_view_t& out = call->outputs[0];
+    const auto run = [&]<class OutS, class C>(C value) -> sy_error_t* {
+      SY_PLUGIN_RETURN_IF_ERROR(CheckView(
+          out, op, "output",
+          std::is_same_v<OutS, float> ? SY_DTYPE_F32 : D, *stream));
+      return LaunchElementwise<OutS, S>(BindB<Op, C>{Op{}, value}, *stream, out,
+                                        {&call->inputs[0]}, op);
+    };
+    if constexpr (kIsFloating<S>) {
+      return run.template operator()<S>(static_cast<float>(s.AsDouble()));
+    } else {
+      if (s.is_float) return run.template operator()<float>(static_cast<float>(s.f));
+      if constexpr (D == SY_DTYPE_BOOL) {
+        if constexpr (Op::kBool) {
+          return run.template operator()<S>(s.i != 0);
+        } else {
+          return OpError(op, StrCat("input 'a' is bool, and ", op,
+                                    " of a bool tensor and an integer Scalar "
+                                    "has no bool result; cast 'a' to a numeric "
+                                    "dtype first"));
+        }
+      } else if constexpr (Op::kInt) {
+        if (s.i < std::numeric_limits<S>::min() ||
+            s.i > std::numeric_limits<S>::max()) {
+          return OpError(op, StrCat("attribute 'b' is ", s.i,
+                                    ", which does not fit in ", DtypeName(D),
+                                    " of input 'a'; pass a value in range or "
+                                    "cast 'a' to a wider dtype"));
+        }
+        return run.template operator()<S>(static_cast<S>(s.i));
+      } else {
+        return MakeError(
+            SY_STATUS_UNIMPLEMENTED,
+            StrCat("cuda plugin: ", op, ": no CUDA kernel for an ",
+                   DtypeName(D), " tensor with an integer Scalar (integer ",
+                   op.substr(0, 3), "); cast 'a' to a floating dtype, or run "
+                   "it on the cpu device"));
+      }
+    }
+  });
+}
+
+template <class Op>
+void Add(KernelList& l) {
+  constexpr std::string_view op = Op::kScalar;
+  l.Add(op, DtypeList<SY_DTYPE_F32>, ScalarKernel<Op, SY_DTYPE_F32>);
+  l.Add(op, DtypeList<SY_DTYPE_F16>, ScalarKernel<Op, SY_DTYPE_F16>);
+  l.Add(op, DtypeList<SY_DTYPE_BF16>, ScalarKernel<Op, SY_DTYPE_BF16>);
+  l.Add(op, DtypeList<SY_DTYPE_I32>, ScalarKernel<Op, SY_DTYPE_I32>);
+  l.Add(op, DtypeList<SY_DTYPE_I64>, ScalarKernel<Op, SY_DTYPE_I64>);
+  l.Add(op, DtypeList<SY_DTYPE_BOOL>, ScalarKernel<Op, SY_DTYPE_BOOL>);
+}
+
+}  // namespace
+
+std::span<const plugin::KernelSpec> BinaryScalarKernels() {
+  static const KernelList list = [] {
+    KernelList l;
+    Add<AddOp>(l);
+    Add<SubOp>(l);
+    Add<MulOp>(l);
+    Add<DivOp>(l);
+    Add<PowOp>(l);
+    Add<MaximumOp>(l);
+    Add<MinimumOp>(l);
+    return l;
+  }();
+  return list.specs();
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,407 @@
+#include "kernels/gemm.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cuda_util.h"
+#include "kernels/kernel_util.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::MakeError;
+using ::sy::plugin::StrCat;
+
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;  // cuBLASLt's Hopper advice
+constexpr int kMaxDevices = 64;
+
+sy_error_t* LtError(cublasStatus_t status, std::string_view op,
+                    std::string_view what) {
+  if (status == CUBLAS_STATUS_SUCCESS) return nullptr;
+  return MakeError(
+      status == CUBLAS_STATUS_NOT_SUPPORTED ? SY_STATUS_UNIMPLEMENTED
+                                            : SY_STATUS_INTERNAL,
+      StrCat("cuda plugin: ", op, ": ", what, " (cuBLASLt status ",
+             static_cast<int>(status), ": ", cublasLtGetStatusName(status),
+             "); check the operands' shapes and dtypes, or report it"));
+}
+
+// One cuBLASLt handle per device, created on first use and kept until the
+// library closes. The stream-ordered memory pool keeps workspaces instead
+// of returning them to the driver (release threshold: unlimited).
+struct Handles {
+  std::mutex mu;
+  cublasLtHandle_t lt[kMaxDevices] = {};
+  std::map<std::string, std::vector<cublasLtMatmulHeuristicResult_t>> plans;
+  ~Handles() {
+    for (cublasLtHandle_t h : lt) {
+      if (h != nullptr) cublasLtDestroy(h);
+    }
+  }
+};
+
+Handles& State() {
+  static Handles handles;
+  return handles;
+}
+
+sy_error_t* HandleFor(int device, std::string_view op, cublasLtHandle_t* out) {
+  if (device < 0 || device >= kMaxDevices) {
+    return OpError(op, StrCat("device ", device, " is beyond the ", kMaxDevices,
+                              " the cuda plugin supports"));
+  }
+  std::lock_guard<std::mutex> lock(State().mu);
+  if (State().lt[device] == nullptr) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        LtError(cublasLtCreate(&State().lt[device]), op, "cublasLtCreate failed"));
+    cudaMemPool_t pool = nullptr;
+    if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+      uint64_t threshold = UINT64_MAX;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+    }
+    (void)cudaGetLastError();
+  }
+  *out = State().lt[device];
+  return nullptr;
+}
+
+// A matrix read as row-major (or column-major) and its leading dimension.
+// A dim of size 1 has no meaningful stride, so a vector fits either order;
+// the leading dimension must still cover the other dim for cuBLASLt.
+struct Order {
+  bool ok = false;
+  int64_t ld = 0;
+};
+Order RowMajor(const GemmMatrix& m) {
+  if (m.cols > 1 && m.cs != 1) return {};
+  const int64_t ld = m.rows <= 1 ? std::max<int64_t>(m.cols, 1) : m.rs;
+  return {ld >= std::max<int64_t>(m.cols, 1), ld};
+}
+Order ColMajor(const GemmMatrix& m) {
+  if (m.rows > 1 && m.rs != 1) return {};
+  const int64_t ld = m.cols <= 1 ? std::max<int64_t>(m.rows, 1) : m.cs;
+  return {ld >= std::max<int64_t>(m.rows, 1), ld};
+}
+
+uint32_t AlignmentOf(const void* p, size_t elem) {
+  uint32_t a = 256;
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  while (a > elem && addr % a != 0) a /= 2;
+  return a;
+}
+
+cudaDataType_t DataType(sy_dtype_t dtype) {
+  return dtype == SY_DTYPE_F16    ? CUDA_R_16F
+         : dtype == SY_DTYPE_BF16 ? CUDA_R_16BF
+                                  : CUDA_R_32F;
+}
+
+// RAII for the descriptors of one call.
+struct Descriptors {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  ~Descriptors() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (desc) cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+// The cuBLASLt problem after Note [GEMM mapping]: "lt A" is our B, "lt B"
+// our A, D is C^T.
+struct LtProblem {
+  int32_t type = 0, trans_a = 0, trans_b = 0, epilogue = 0;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+  int32_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  uint32_t align_a = 0, align_b = 0, align_c = 0, align_bias = 0;
+};
+
+std::string PlanKey(int device, const LtProblem& lp) {
+  std::string key(sizeof(lp) + sizeof(device), '\0');
+  std::memcpy(key.data(), &lp, sizeof(lp));
+  std::memcpy(key.data() + sizeof(lp), &device, sizeof(device));
+  return key;
+}
+
+template <class T>
+cublasStatus_t SetLayout(cublasLtMatrixLayout_t l,
+                         cublasLtMatrixLayoutAttribute_t attr, T value) {
+  return cublasLtMatrixLayoutSetAttribute(l, attr, &value, sizeof(value));
+}
+template <class T>
+cublasStatus_t SetDesc(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t attr,
+                       T value) {
+  return cublasLtMatmulDescSetAttribute(d, attr, &value, sizeof(value));
+}
+template <class T>
+cublasStatus_t SetPref(cublasLtMatmulPreference_t p,
+                       cublasLtMatmulPreferenceAttributes_t attr, T value) {
+  return cublasLtMatmulPreferenceSetAttribute(p, attr, &value, sizeof(value));
+}
+
+sy_error_t* MakeDescriptors(const LtProblem& lp, const void* bias,
+                            Descriptors& d, std::string_view op) {
+  const auto type = static_cast<cudaDataType_t>(lp.type);
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      cublasLtMatmulDescCreate(&d.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), op,
+      "creating the matmul descriptor failed"));
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      SetDesc(d.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+              static_cast<cublasOperation_t>(lp.trans_a)), op, "TRANSA"));
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      SetDesc(d.desc, CUBLASLT_MATMUL_DESC_TRANSB,
+              static_cast<cublasOperation_t>(lp.trans_b)), op, "TRANSB"));
+  if (lp.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(
+        SetDesc(d.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
+                static_cast<cublasLtEpilogue_t>(lp.epilogue)), op, "EPILOGUE"));
+  }
+  if (bias != nullptr) {
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(
+        SetDesc(d.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias), op,
+        "BIAS_POINTER"));
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(
+        SetDesc(d.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, type), op,
+        "BIAS_DATA_TYPE"));
+  }
+  const bool ta = lp.trans_a == CUBLAS_OP_T, tb = lp.trans_b == CUBLAS_OP_T;
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      cublasLtMatrixLayoutCreate(&d.a, type, ta ? lp.k : lp.m,
+                                 ta ? lp.m : lp.k, lp.lda), op, "layout A"));
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      cublasLtMatrixLayoutCreate(&d.b, type, tb ? lp.n : lp.k,
+                                 tb ? lp.k : lp.n, lp.ldb), op, "layout B"));
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      cublasLtMatrixLayoutCreate(&d.c, type, lp.m, lp.n, lp.ldc), op,
+      "layout C"));
+  if (lp.batch > 1) {
+    const std::pair<cublasLtMatrixLayout_t, int64_t> layouts[] = {
+        {d.a, lp.stride_a}, {d.b, lp.stride_b}, {d.c, lp.stride_c}};
+    for (const auto& [layout, stride] : layouts) {
+      SY_PLUGIN_RETURN_IF_ERROR(LtError(
+          SetLayout(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, lp.batch), op,
+          "BATCH_COUNT"));
+      SY_PLUGIN_RETURN_IF_ERROR(LtError(
+          SetLayout(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, stride),
+          op, "STRIDED_BATCH_OFFSET"));
+    }
+  }
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(cublasLtMatmulPreferenceCreate(&d.pref), op,
+                                    "creating the preference failed"));
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      SetPref(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+              static_cast<uint64_t>(kWorkspaceBytes)), op, "workspace"));
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, lp.align_a},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, lp.align_b},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, lp.align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, lp.align_c}};
+  for (const auto& [attr, value] : aligns) {
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(SetPref(d.pref, attr, value), op,
+                                      "alignment preference"));
+  }
+  return nullptr;
+}
+
+// Merges batch dims that are dense over each other for every operand and
+// drops size-1 ones.
+void MergeBatch(GemmProblem& p) {
+  int nd = 0;
+  int64_t shape[SY_MAX_RANK];
+  int64_t st[3][SY_MAX_RANK];
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    if (p.batch_shape[d] == 1) continue;
+    bool merge = nd > 0;
+    for (int k = 0; k < 3 && merge; ++k) {
+      merge = st[k][nd - 1] == p.batch_stride[k][d] * p.batch_shape[d];
+    }
+    if (merge) {
+      shape[nd - 1] *= p.batch_shape[d];
+      for (int k = 0; k < 3; ++k) st[k][nd - 1] = p.batch_stride[k][d];
+    } else {
+      shape[nd] = p.batch_shape[d];
+      for (int k = 0; k < 3; ++k) st[k][nd] = p.batch_stride[k][d];
+      ++nd;
+    }
+  }
+  p.batch_ndim = nd;
+  for (int d = 0; d < nd; ++d) {
+    p.batch_shape[d] = shape[d];
+    for (int k = 0; k < 3; ++k) p.batch_stride[k][d] = st[k][d];
+  }
+}
+
+// Frees stream-ordered temporaries when the call returns.
+struct Temporaries {
+  cudaStream_t stream = nullptr;
+  std::vector<void*> buffers;
+  ~Temporaries() {
+    for (void* b : buffers) cudaFreeAsync(b, stream);
+  }
+};
+
+}  // namespace
+
+sy_error_t* RunGemm(const Stream& stream, const GemmProblem& problem,
+                    int variant, std::string_view op) {
+  GemmProblem p = problem;
+  const int64_t m = p.a.rows, k = p.a.cols, n = p.b.cols;
+  if (p.b.rows != k || p.c.rows != m || p.c.cols != n) {
+    return OpError(op, StrCat("operands of shapes [", m, ", ", k, "] x [",
+                              p.b.rows, ", ", n, "] -> [", p.c.rows, ", ",
+                              p.c.cols, "] do not chain; pass a [M, K] and a "
+                              "[K, N] operand"));
+  }
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    if (p.batch_shape[d] == 0) return nullptr;
+  }
+  if (m == 0 || n == 0) return nullptr;
+  const bool has_bias =
+      p.epilogue == GemmEpilogue::kBias || p.epilogue == GemmEpilogue::kGeluBias;
+  if (k == 0) {
+    if (has_bias || p.epilogue == GemmEpilogue::kGelu) {
+      return MakeError(SY_STATUS_UNIMPLEMENTED,
+                       StrCat("cuda plugin: ", op, ": an inner dimension of 0 "
+                              "with a bias or GELU epilogue has no CUDA kernel; "
+                              "run it on the cpu device"));
+    }
+    return ZeroOutput(stream, p, op);
+  }
+  const Order c_order = RowMajor(p.c);
+  if (!c_order.ok) {
+    return MakeError(SY_STATUS_UNIMPLEMENTED,
+                     StrCat("cuda plugin: ", op, ": the output's last dim is "
+                            "not at unit stride; pass a contiguous output"));
+  }
+  MergeBatch(p);
+  Temporaries temps;
+  temps.stream = stream.stream;
+  for (int which = 0; which < 2; ++which) {
+    GemmMatrix& mat = which == 0 ? p.a : p.b;
+    if (!RowMajor(mat).ok && !ColMajor(mat).ok) {
+      void* buffer = nullptr;
+      sy_error_t* error = DensifyOperand(stream, p, which, &buffer, op);
+      if (buffer != nullptr) temps.buffers.push_back(buffer);
+      if (error != nullptr) return error;
+      MergeBatch(p);
+    }
+  }
+  const size_t elem = plugin::DtypeSize(p.dtype);
+  LtProblem lp;
+  lp.type = DataType(p.dtype);
+  lp.m = n;
+  lp.n = m;
+  lp.k = k;
+  // lt A = our B (op(ltA) is N×K): row-major B reads as N×K column-major.
+  const Order b_row = RowMajor(p.b);
+  lp.trans_a = b_row.ok ? CUBLAS_OP_N : CUBLAS_OP_T;
+  lp.lda = b_row.ok ? b_row.ld : ColMajor(p.b).ld;
+  const Order a_row = RowMajor(p.a);
+  lp.trans_b = a_row.ok ? CUBLAS_OP_N : CUBLAS_OP_T;
+  lp.ldb = a_row.ok ? a_row.ld : ColMajor(p.a).ld;
+  lp.ldc = c_order.ld;
+  const int inner = p.batch_ndim - 1;
+  if (p.batch_ndim > 0) {
+    lp.batch = static_cast<int32_t>(p.batch_shape[inner]);
+    lp.stride_a = p.batch_stride[1][inner];
+    lp.stride_b = p.batch_stride[0][inner];
+    lp.stride_c = p.batch_stride[2][inner];
+  }
+  lp.epilogue = p.epilogue == GemmEpilogue::kBias       ? CUBLASLT_EPILOGUE_BIAS
+                : p.epilogue == GemmEpilogue::kGelu     ? CUBLASLT_EPILOGUE_GELU
+                : p.epilogue == GemmEpilogue::kGeluBias ? CUBLASLT_EPILOGUE_GELU_BIAS
+                                                        : CUBLASLT_EPILOGUE_DEFAULT;
+  // Alignment of every batch's pointer: the base and the strides.
+  const auto align = [&](const void* base, int which) {
+    uint32_t a = AlignmentOf(base, elem);
+    for (int d = 0; d < p.batch_ndim; ++d) {
+      a = std::min(a, AlignmentOf(reinterpret_cast<const void*>(
+                                      p.batch_stride[which][d] * elem), elem));
+    }
+    return a;
+  };
+  lp.align_a = align(p.b.data, 1);
+  lp.align_b = align(p.a.data, 0);
+  lp.align_c = align(p.c.data, 2);
+  const void* bias = has_bias ? p.bias : nullptr;
+  if (bias != nullptr) lp.align_bias = AlignmentOf(bias, elem);
+
+  cublasLtHandle_t handle = nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(HandleFor(stream.device, op, &handle));
+  Descriptors d;
+  SY_PLUGIN_RETURN_IF_ERROR(MakeDescriptors(lp, bias, d, op));
+  std::vector<cublasLtMatmulHeuristicResult_t> results;
+  const std::string key = PlanKey(stream.device, lp);
+  {
+    std::lock_guard<std::mutex> lock(State().mu);
+    auto it = State().plans.find(key);
+    if (it != State().plans.end()) results = it->second;
+  }
+  if (results.empty()) {
+    results.resize(kGemmVariants);
+    int found = 0;
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(
+        cublasLtMatmulAlgoGetHeuristic(handle, d.desc, d.a, d.b, d.c, d.c,
+                                       d.pref, kGemmVariants, results.data(),
+                                       &found),
+        op, "cuBLASLt's heuristic failed"));
+    if (found == 0) {
+      return MakeError(SY_STATUS_UNIMPLEMENTED,
+                       StrCat("cuda plugin: ", op, ": cuBLASLt has no "
+                              "algorithm for this problem (M=", m, ", N=", n,
+                              ", K=", k, "); make the operands contiguous"));
+    }
+    results.resize(found);
+    std::lock_guard<std::mutex> lock(State().mu);
+    State().plans.emplace(key, results);
+  }
+  const int choice = variant < 0 ? 0
+                     : variant < static_cast<int>(results.size())
+                         ? variant
+                         : static_cast<int>(results.size()) - 1;
+  const cublasLtMatmulHeuristicResult_t& algo = results[choice];
+  void* workspace = nullptr;
+  if (algo.workspaceSize > 0) {
+    SY_PLUGIN_RETURN_IF_ERROR(CudaError(
+        cudaMallocAsync(&workspace, algo.workspaceSize, stream.stream),
+        StrCat("cuda plugin: ", op), "allocating the GEMM workspace failed"));
+    temps.buffers.push_back(workspace);
+  }
+  const float alpha = 1.0f, beta = 0.0f;
+  // Outer batch dims that did not merge: one cuBLASLt call each.
+  int64_t outer = 1;
+  for (int dd = 0; dd < inner; ++dd) outer *= p.batch_shape[dd];
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t off[3] = {0, 0, 0};
+    int64_t rem = o;
+    for (int dd = inner - 1; dd >= 0; --dd) {
+      const int64_t idx = rem % p.batch_shape[dd];
+      rem /= p.batch_shape[dd];
+      for (int w = 0; w < 3; ++w) off[w] += idx * p.batch_stride[w][dd];
+    }
+    const char* a = static_cast<const char*>(p.a.data) + off[0] * elem;
+    const char* b = static_cast<const char*>(p.b.data) + off[1] * elem;
+    char* c = static_cast<char*>(p.c.data) + off[2] * elem;
+    SY_PLUGIN_RETURN_IF_ERROR(LtError(
+        cublasLtMatmul(handle, d.desc, &alpha, b, d.a, a, d.b, &beta, c, d.c,
+                       c, d.c, &algo.algo, workspace, algo.workspaceSize,
+                       stream.stream),
+        op, "cublasLtMatmul failed"));
+  }
+  return nullptr;
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,82 @@
+// GEMMs through cuBLASLt: the engine under matmul, linear and the plugin's
+// fused cuda::linear_gelu.
+//
+// Note [GEMM mapping]: Switchyard tensors are row-major views with any
+// strides; cuBLASLt is column-major. A row-major C[M,N] = A[M,K]·B[K,N] is
+// the column-major C^T[N,M] = B^T·A^T, so cuBLASLt's "A" is our B and its
+// "B" our A, and no data moves. Each operand matrix is used in place when
+// one of its strides is 1 (row- or column-major with a leading dimension);
+// otherwise (a sliced last dim, say) it is first copied to a dense
+// temporary on the stream. Batch dims go to cuBLASLt's strided batches
+// (stride 0 broadcasts); batch dims that do not merge into one stride are
+// looped on the host.
+//
+// Precision: f32 computes in full FP32 (CUBLAS_COMPUTE_32F, no TF32: the
+// core op set's f32 tolerance is 1e-5); f16 and bf16 use tensor cores with
+// f32 accumulation.
+//
+// Note [GEMM variants]: cuBLASLt's heuristic ranks algorithms per problem,
+// so a kernel's variants cannot name algorithms up front. Variant k means
+// "the k-th algorithm the heuristic returns for this problem" (config: one
+// int32); the autotuner times them per shape bucket. Without a variant the
+// heuristic's first choice runs. Heuristic results are cached per problem.
+#ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_GEMM_H_
+#define SWITCHYARD_PLUGINS_CUDA_KERNELS_GEMM_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "cuda_device.h"
+#include "switchyard/plugin.h"
+
+namespace sy::cuda {
+
+// Number of heuristic variants each GEMM kernel registers.
+inline constexpr int kGemmVariants = 4;
+
+// A logical row-major matrix view: element (r, c) of batch index b lives at
+// data + (batch offset) + r*rs + c*cs elements.
+struct GemmMatrix {
+  void* data = nullptr;
+  int64_t rows = 0, cols = 0;
+  int64_t rs = 0, cs = 0;
+};
+
+enum class GemmEpilogue { kNone, kBias, kGelu, kGeluBias };
+
+struct GemmProblem {
+  sy_dtype_t dtype = SY_DTYPE_F32;
+  GemmMatrix a, b, c;  // a: M×K, b: K×N, c: M×N
+  // Batch dims (at most SY_MAX_RANK), and each operand's stride along them
+  // (0 broadcasts).
+  int batch_ndim = 0;
+  int64_t batch_shape[SY_MAX_RANK] = {};
+  int64_t batch_stride[3][SY_MAX_RANK] = {};  // a, b, c
+  GemmEpilogue epilogue = GemmEpilogue::kNone;
+  const void* bias = nullptr;  // N elements at unit stride when used
+};
+
+// Runs `p` on `stream`, with heuristic choice `variant` (-1: the first).
+// Errors name `op`.
+sy_error_t* RunGemm(const Stream& stream, const GemmProblem& p, int variant,
+                    std::string_view op);
+
+// ---- Helpers in gemm_support.cu (they launch kernels) -------------------
+
+// Copies the strided matrix `m` (batch dims as in the problem, for operand
+// `which`) into a dense buffer from cudaMallocAsync on the stream, stored
+// in *out_buffer (free with cudaFreeAsync), and rewrites `m` and the batch
+// strides to point at it.
+sy_error_t* DensifyOperand(const Stream& stream, GemmProblem& p, int which,
+                           void** out_buffer, std::string_view op);
+// Writes zeros into the M×N output of every batch (for K = 0).
+sy_error_t* ZeroOutput(const Stream& stream, const GemmProblem& p,
+                       std::string_view op);
+// Copies `n` elements of dtype at `src` (stride `stride`) to dense `dst`.
+sy_error_t* CopyVector(const Stream& stream, sy_dtype_t dtype, void* dst,
+                       const void* src, int64_t n, int64_t stride,
+                       std::string_view op);
+
+}  // namespace sy::cuda
+
+#endif  // SWITCHYARD_PLUGINS_CUDA_KERNELS_GEMM_H_

@@ -1,0 +1,382 @@
+// Row normalizations in one pass over memory: softmax, log_softmax (over
+// any dim), layer_norm (over the trailing normalized_shape dims, optional
+// weight and bias) and rms_norm (over the last dim, with weight).
+//
+// Note [One-pass rows]: one block per row. When a row is at unit stride for
+// every operand, 16-byte aligned and short enough (at most kBlock × V ×
+// kMaxIter elements: 16384 f32, 32768 f16/bf16), each thread loads its part
+// of the row once, as V-element vectors, into registers; the statistics
+// (max and sum of exponentials, mean and variance, mean square) are block
+// reductions over those registers, and the output is written once: one
+// read and one write of the tensor, which is the floor. Anything else takes
+// the general path, which re-reads the row from memory for each statistic
+// (through the L2 cache, which holds a row) with any strides.
+// Statistics are computed in float; f16/bf16 round once on the way out.
+#include <cmath>
+
+#include "kernels/block_reduce.cuh"
+#include "kernels/elementwise.cuh"
+#include "kernels/kernel_list.h"
+#include "kernels/row_layout.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::StrCat;
+
+enum class Kind { kSoftmax, kLogSoftmax, kLayerNorm, kRmsNorm };
+
+// Vectors a thread caches (Note [One-pass rows]); more would cost registers
+// and with them the resident rows that hide each row's reduction latency.
+constexpr int kMaxIter = 4;
+constexpr int kBlock = 1024;  // the most threads a row's block may have
+// Operands in a RowLayout: x, out, weight, bias.
+constexpr int kX = 0, kOut = 1, kW = 2, kB = 3;
+
+struct Params {
+  float eps = 0;
+  bool has_weight = false;
+  bool has_bias = false;
+};
+
+// The per-row statistics each kind needs, from a source of the row's
+// values: `for_each(f)` calls f(value) for every element of the row that
+// this thread owns. Returns (a, b): softmax (max, 1/sum exp), log_softmax
+// (max, log sum exp), layer_norm (mean, rstd), rms_norm (unused, rstd).
+// With kStoreExp (softmax in registers) the second pass replaces each value
+// v by exp(v − max), so Apply need not compute it again.
+template <Kind K, bool kStoreExp = false, class ForEach>
+__device__ __forceinline__ float2 RowStats(ForEach for_each, int64_t n,
+                                           float eps, float* scratch) {
+  if constexpr (K == Kind::kSoftmax || K == Kind::kLogSoftmax) {
+    float m = -INFINITY;
+    for_each([&](float& v) { m = fmaxf(m, v); });
+    m = BlockAllReduce(m, MaxOf{}, -INFINITY, scratch);
+    float s = 0;
+    for_each([&](float& v) {
+      const float e = expf(v - m);
+      s += e;
+      if constexpr (kStoreExp && K == Kind::kSoftmax) v = e;
+    });
+    s = BlockAllReduce(s, SumOf{}, 0.0f, scratch);
+    if constexpr (K == Kind::kSoftmax) {
+      return make_float2(m, 1.0f / s);
+    } else {
+      return make_float2(m, logf(s));
+    }
+  } else if constexpr (K == Kind::kLayerNorm) {
+    float s = 0;
+    for_each([&](float& v) { s += v; });
+    const float mean = BlockAllReduce(s, SumOf{}, 0.0f, scratch) / n;
+    float q = 0;
+    for_each([&](float& v) { q += (v - mean) * (v - mean); });
+    const float var = BlockAllReduce(q, SumOf{}, 0.0f, scratch) / n;
+    return make_float2(mean, rsqrtf(var + eps));
+  } else {
+    float q = 0;
+    for_each([&](float& v) { q += v * v; });
+    const float ms = BlockAllReduce(q, SumOf{}, 0.0f, scratch) / n;
+    return make_float2(0.0f, rsqrtf(ms + eps));
+  }
+}
+
+template <Kind K, bool kStoredExp = false>
+__device__ __forceinline__ float Apply(float v, float2 st, float w, float b) {
+  if constexpr (K == Kind::kSoftmax && kStoredExp) {
+    return v * st.y;
+  } else if constexpr (K == Kind::kSoftmax) {
+    return expf(v - st.x) * st.y;
+  } else if constexpr (K == Kind::kLogSoftmax) {
+    return v - st.x - st.y;
+  } else if constexpr (K == Kind::kLayerNorm) {
+    return (v - st.x) * st.y * w + b;
+  } else {
+    return v * st.y * w;
+  }
+}
+
+// The one-pass kernel (Note [One-pass rows]).
+template <Kind K, class S, int V>
+__global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* __restrict__ x,
+                               S* __restrict__ out, const S* __restrict__ w,
+                               const S* __restrict__ b, Params p) {
+  __shared__ float scratch[32];
+  const int64_t row = blockIdx.x;
+  const Vec<S, V>* xr =
+      reinterpret_cast<const Vec<S, V>*>(x + l.RowOffset(row, kX));
+  Vec<S, V>* orow = reinterpret_cast<Vec<S, V>*>(out + l.RowOffset(row, kOut));
+  const int64_t nvec = l.row_len / V;
+  float vals[kMaxIter][V];
+#pragma unroll
+  for (int k = 0; k < kMaxIter; ++k) {
+    const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    if (j < nvec) {
+      const Vec<S, V> v = xr[j];
+#pragma unroll
+      for (int e = 0; e < V; ++e) vals[k][e] = Load(&v.v[e]);
+    }
+  }
+  const auto for_each = [&](auto f) {
+#pragma unroll
+    for (int k = 0; k < kMaxIter; ++k) {
+      if (threadIdx.x + static_cast<int64_t>(k) * blockDim.x < nvec) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) f(vals[k][e]);
+      }
+    }
+  };
+  const float2 st = RowStats<K, true>(for_each, l.row_len, p.eps, scratch);
+#pragma unroll
+  for (int k = 0; k < kMaxIter; ++k) {
+    const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
+    if (j < nvec) {
+      Vec<S, V> wv, bv, o;
+      if (p.has_weight) wv = reinterpret_cast<const Vec<S, V>*>(w)[j];
+      if (p.has_bias) bv = reinterpret_cast<const Vec<S, V>*>(b)[j];
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const float we = p.has_weight ? Load(&wv.v[e]) : 1.0f;
+        const float be = p.has_bias ? Load(&bv.v[e]) : 0.0f;
+        o.v[e] = Convert<S>(Apply<K, true>(vals[k][e], st, we, be));
+      }
+      orow[j] = o;
+    }
+  }
+}
+
+// The general path: any strides, any row length.
+template <Kind K, class S>
+__global__ void NormRowsStrided(RowLayout l, const S* __restrict__ x,
+                                S* __restrict__ out, const S* __restrict__ w,
+                                const S* __restrict__ b, Params p) {
+  __shared__ float scratch[32];
+  const int64_t row = blockIdx.x;
+  const S* xr = x + l.RowOffset(row, kX);
+  S* orow = out + l.RowOffset(row, kOut);
+  const auto for_each = [&](auto f) {
+    for (int64_t i = threadIdx.x; i < l.row_len; i += blockDim.x) {
+      float v = Load(xr + l.InnerOffset(i, kX));
+      f(v);
+    }
+  };
+  const float2 st = RowStats<K>(for_each, l.row_len, p.eps, scratch);
+  for (int64_t i = threadIdx.x; i < l.row_len; i += blockDim.x) {
+    const float we = p.has_weight ? Load(w + l.InnerOffset(i, kW)) : 1.0f;
+    const float be = p.has_bias ? Load(b + l.InnerOffset(i, kB)) : 0.0f;
+    orow[l.InnerOffset(i, kOut)] =
+        Convert<S>(Apply<K>(Load(xr + l.InnerOffset(i, kX)), st, we, be));
+  }
+}
+
+template <Kind K, class S>
+sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
+                       const sy_tensor_view_t& x, const sy_tensor_view_t& out,
+                       const sy_tensor_view_t* w, const sy_tensor_view_t* b,
+                       Params p, std::string_view op) {
+  if (l.rows == 0 || l.row_len == 0) return nullptr;
+  if (l.rows > 0x7fffffff) {
+    return OpError(op, StrCat("input 'x' has ", l.rows, " rows, more than a "
+                              "CUDA grid holds; split the tensor"));
+  }
+  const S* xp = ElementPtr<const S>(x);
+  S* op_ = ElementPtr<S>(out);
+  const S* wp = w != nullptr ? ElementPtr<const S>(*w) : nullptr;
+  const S* bp = b != nullptr ? ElementPtr<const S>(*b) : nullptr;
+  constexpr int V = 16 / sizeof(S);
+  const int operands = 2 + (p.has_weight ? 1 : 0) + (p.has_bias ? 1 : 0);
+  // Weight and bias are operands 2 and 3 whatever is present, so check
+  // each one's strides directly.
+  bool fast = l.inner_ndim == 1 && l.row_len % V == 0 &&
+              l.row_len <= static_cast<int64_t>(kBlock) * V * kMaxIter;
+  fast = fast && l.inner_stride[kX][0] == 1 && l.inner_stride[kOut][0] == 1;
+  fast = fast && (!p.has_weight || l.inner_stride[kW][0] == 1);
+  fast = fast && (!p.has_bias || l.inner_stride[kB][0] == 1);
+  const auto aligned = [](const void* ptr) {
+    return reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
+  };
+  fast = fast && aligned(xp) && aligned(op_) && (wp == nullptr || aligned(wp)) &&
+         (bp == nullptr || aligned(bp));
+  for (int d = 0; d < l.outer_ndim && fast; ++d) {
+    fast = (l.outer_stride[kX][d] * sizeof(S)) % 16 == 0 &&
+           (l.outer_stride[kOut][d] * sizeof(S)) % 16 == 0;
+  }
+  (void)operands;
+  const unsigned rows = static_cast<unsigned>(l.rows);
+  if (fast) {
+    const int64_t nvec = l.row_len / V;
+    int threads = 32;
+    // Up to kMaxIter vectors a thread, in as small a block as holds the row.
+    while (threads < kBlock && threads * kMaxIter < nvec) threads *= 2;
+    NormRowsCached<K, S, V><<<rows, threads, 0, stream.stream>>>(
+        l, xp, op_, wp, bp, p);
+  } else {
+    int threads = 32;
+    while (threads < 256 && threads < l.row_len) threads *= 2;
+    NormRowsStrided<K, S><<<rows, threads, 0, stream.stream>>>(l, xp, op_, wp,
+                                                               bp, p);
+  }
+  return CheckLaunched(op);
+}
+
+// ---- The kernels --------------------------------------------------------
+
+template <Kind K, sy_dtype_t D>
+sy_error_t* SoftmaxKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op =
+      K == Kind::kSoftmax ? "softmax" : "log_softmax";
+  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
+    const sy_tensor_view_t& x = call->inputs[0];
+    const sy_tensor_view_t& out = call->outputs[0];
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(x, op, "input 'x'", D, *stream));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(out, op, "output", D, *stream));
+    int64_t dim = 0;
+    SY_PLUGIN_RETURN_IF_ERROR(ReadInt(call, 0, op, "dim", dim));
+    int d = 0;
+    SY_PLUGIN_RETURN_IF_ERROR(WrapDim(dim, x.ndim, op, "dim", d));
+    bool inner[SY_MAX_RANK] = {};
+    if (x.ndim > 0) inner[d] = true;
+    int64_t strides[kRowOperands][SY_MAX_RANK] = {};
+    for (int i = 0; i < x.ndim; ++i) {
+      strides[kX][i] = x.strides[i];
+      strides[kOut][i] = out.strides[i];
+    }
+    const RowLayout l = MakeRowLayout(x.shape, x.ndim, inner, 2, strides);
+    return LaunchNorm<K, Storage<D>>(*stream, l, x, out, nullptr, nullptr,
+                                     Params{}, op);
+  });
+}
+
+// Which optional tensor arguments a call has: input k is present when its
+// span in input_offsets is one tensor.
+bool Present(const sy_kernel_call_t* call, int arg) {
+  if (call->input_offsets == nullptr || call->num_tensor_args <= arg) {
+    return call->num_inputs > arg;
+  }
+  return call->input_offsets[arg + 1] - call->input_offsets[arg] == 1;
+}
+
+const sy_tensor_view_t* Input(const sy_kernel_call_t* call, int arg) {
+  if (!Present(call, arg)) return nullptr;
+  const int index =
+      call->input_offsets != nullptr ? call->input_offsets[arg] : arg;
+  return &call->inputs[index];
+}
+
+template <Kind K, sy_dtype_t D>
+sy_error_t* NormKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op =
+      K == Kind::kLayerNorm ? "layer_norm" : "rms_norm";
+  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    constexpr int kAttrs = K == Kind::kLayerNorm ? 2 : 1;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, -1, 1, kAttrs, &stream));
+    if (call->num_inputs < 1 || call->num_inputs > 3) {
+      return OpError(op, StrCat("expects 1 to 3 input tensors but the call "
+                                "has ", call->num_inputs,
+                                "; the call does not match the op's schema"));
+    }
+    const sy_tensor_view_t& x = call->inputs[0];
+    const sy_tensor_view_t& out = call->outputs[0];
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(x, op, "input 'x'", D, *stream));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(out, op, "output", D, *stream));
+    const sy_tensor_view_t* w = Input(call, 1);
+    const sy_tensor_view_t* b = K == Kind::kLayerNorm ? Input(call, 2) : nullptr;
+    if (w != nullptr) {
+      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*w, op, "input 'weight'", D, *stream));
+    } else if (K == Kind::kRmsNorm) {
+      return OpError(op, "input 'weight' is missing; pass a weight of the "
+                         "last dim's size");
+    }
+    if (b != nullptr) {
+      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*b, op, "input 'bias'", D, *stream));
+    }
+    int k = 1;  // normalized trailing dims
+    double eps = 0;
+    if constexpr (K == Kind::kLayerNorm) {
+      std::span<const int64_t> normalized;
+      SY_PLUGIN_RETURN_IF_ERROR(
+          ReadInts(call, 0, op, "normalized_shape", normalized));
+      SY_PLUGIN_RETURN_IF_ERROR(ReadFloat(call, 1, op, "eps", eps));
+      k = static_cast<int>(normalized.size());
+      if (k > x.ndim) {
+        return OpError(op, StrCat("attribute 'normalized_shape' has ", k,
+                                  " dims but input 'x' has rank ", x.ndim,
+                                  "; pass trailing dims of x"));
+      }
+      for (int i = 0; i < k; ++i) {
+        if (normalized[i] != x.shape[x.ndim - k + i]) {
+          return OpError(op, "attribute 'normalized_shape' is not the "
+                             "trailing dims of input 'x'; pass x's last dims");
+        }
+      }
+    } else {
+      SY_PLUGIN_RETURN_IF_ERROR(ReadFloat(call, 0, op, "eps", eps));
+      if (x.ndim == 0) {
+        return OpError(op, "input 'x' is a scalar; rms_norm needs a last dim");
+      }
+    }
+    if (!(eps >= 0)) {
+      return OpError(op, StrCat("attribute 'eps' is ", eps,
+                                "; pass a non-negative eps"));
+    }
+    for (const sy_tensor_view_t* t : {w, b}) {
+      if (t != nullptr && t->ndim != k) {
+        return OpError(op, StrCat("weight and bias must have rank ", k,
+                                  " (the normalized dims); got rank ", t->ndim));
+      }
+      for (int i = 0; t != nullptr && i < k; ++i) {
+        if (t->shape[i] != x.shape[x.ndim - k + i]) {
+          return OpError(op, "weight or bias does not match the normalized "
+                             "dims of input 'x'; pass tensors of that shape");
+        }
+      }
+    }
+    bool inner[SY_MAX_RANK] = {};
+    int64_t strides[kRowOperands][SY_MAX_RANK] = {};
+    for (int i = 0; i < x.ndim; ++i) {
+      const bool normalized = i >= x.ndim - k;
+      inner[i] = normalized;
+      strides[kX][i] = x.strides[i];
+      strides[kOut][i] = out.strides[i];
+      const int j = i - (x.ndim - k);
+      strides[kW][i] = normalized && w != nullptr ? w->strides[j] : 0;
+      strides[kB][i] = normalized && b != nullptr ? b->strides[j] : 0;
+    }
+    const RowLayout l = MakeRowLayout(x.shape, x.ndim, inner, 4, strides);
+    Params p;
+    p.eps = static_cast<float>(eps);
+    p.has_weight = w != nullptr;
+    p.has_bias = b != nullptr;
+    return LaunchNorm<K, Storage<D>>(*stream, l, x, out, w, b, p, op);
+  });
+}
+
+template <sy_dtype_t D>
+void AddAll(KernelList& l) {
+  constexpr sy_dtype_t N = SY_DTYPE_NONE;
+  l.Add("softmax", DtypeList<D>, SoftmaxKernel<Kind::kSoftmax, D>);
+  l.Add("log_softmax", DtypeList<D>, SoftmaxKernel<Kind::kLogSoftmax, D>);
+  l.Add("layer_norm", DtypeList<D, D, D>, NormKernel<Kind::kLayerNorm, D>);
+  l.Add("layer_norm", DtypeList<D, D, N>, NormKernel<Kind::kLayerNorm, D>);
+  l.Add("layer_norm", DtypeList<D, N, D>, NormKernel<Kind::kLayerNorm, D>);
+  l.Add("layer_norm", DtypeList<D, N, N>, NormKernel<Kind::kLayerNorm, D>);
+  l.Add("rms_norm", DtypeList<D, D>, NormKernel<Kind::kRmsNorm, D>);
+}
+
+}  // namespace
+
+std::span<const plugin::KernelSpec> NormKernels() {
+  static const KernelList list = [] {
+    KernelList l;
+    AddAll<SY_DTYPE_F32>(l);
+    AddAll<SY_DTYPE_F16>(l);
+    AddAll<SY_DTYPE_BF16>(l);
+    return l;
+  }();
+  return list.specs();
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,185 @@
+// Unary elementwise kernels: neg abs relu square (floating and integer),
+// exp log sqrt rsqrt sin cos tanh sigmoid silu erf reciprocal gelu
+// (floating). f16/bf16 compute in float with CUDA's IEEE-accurate math
+// (no fast-math: expf, erfcf … are within 1–4 ulp) and round once.
+#include <string_view>
+
+#include "kernels/elementwise.cuh"
+#include "kernels/kernel_list.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::StrCat;
+
+#define SY_UNARY(NAME, OPNAME, EXPR)                     \
+  struct NAME {                                          \
+    static constexpr std::string_view kOp = OPNAME;      \
+    template <class T>                                   \
+    __device__ __forceinline__ T operator()(T x) const { \
+      return EXPR;                                       \
+    }                                                    \
+  };
+
+// Integer neg/abs/square wrap (computed unsigned: no signed overflow).
+template <class T>
+__device__ __forceinline__ T WrapNeg(T x) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(-static_cast<std::make_unsigned_t<T>>(x));
+  } else {
+    return -x;
+  }
+}
+template <class T>
+__device__ __forceinline__ T WrapMul(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+
+SY_UNARY(Neg, "neg", WrapNeg(x))
+SY_UNARY(Abs, "abs", x < T(0) ? WrapNeg(x) : x)
+// relu(NaN) is NaN: x > 0 is false for NaN, so keep x when it is not >= 0
+// only for NaN.
+SY_UNARY(Relu, "relu", (x > T(0) || x != x) ? x : T(0))
+SY_UNARY(Square, "square", WrapMul(x, x))
+SY_UNARY(Exp, "exp", expf(x))
+SY_UNARY(Log, "log", logf(x))
+SY_UNARY(Sqrt, "sqrt", sqrtf(x))
+SY_UNARY(Rsqrt, "rsqrt", 1.0f / sqrtf(x))
+SY_UNARY(Sin, "sin", sinf(x))
+SY_UNARY(Cos, "cos", cosf(x))
+SY_UNARY(Tanh, "tanh", tanhf(x))
+SY_UNARY(Sigmoid, "sigmoid", 1.0f / (1.0f + expf(-x)))
+SY_UNARY(Silu, "silu", x / (1.0f + expf(-x)))
+SY_UNARY(Erf, "erf", erff(x))
+SY_UNARY(Reciprocal, "reciprocal", 1.0f / x)
+#undef SY_UNARY
+
+// gelu(x) = x·½·erfc(−x/√2). f32: CUDA's erff, whose cancellation for
+// very negative x costs at most |x|·6e-8 absolute (inside the 1e-6 of the
+// spec up to |x| = 16, and erff(−x/√2) is exactly −1 beyond |x| ≈ 5.9).
+// f16/bf16 (Note [Fast gelu]): erfc from Abramowitz–Stegun 7.1.26 with the
+// hardware's exp2 and reciprocal — an absolute error under 2e-7 in erfc,
+// so |x|·1e-7 in gelu, far inside 2ε + 1e-5 — because erff alone made the
+// 16-bit kernels compute-bound at half the memory bandwidth.
+struct GeluErf {
+  __device__ __forceinline__ float operator()(float x) const {
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  }
+};
+struct GeluErfFast {
+  __device__ __forceinline__ float operator()(float x) const {
+    const float z = fabsf(x) * 0.70710678118654752f;
+    const float t = __fdividef(1.0f, 1.0f + 0.3275911f * z);
+    const float poly =
+        t * (0.254829592f +
+             t * (-0.284496736f +
+                  t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    const float erfc_z = poly * __expf(-z * z);  // erfc(|x|/√2)
+    return 0.5f * x * (x >= 0.0f ? 2.0f - erfc_z : erfc_z);
+  }
+};
+struct GeluTanh {
+  __device__ __forceinline__ float operator()(float x) const {
+    const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+  }
+};
+
+constexpr std::string_view kX = "input 'x'";
+
+template <class Op, sy_dtype_t D>
+sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op = Op::kOp;
+  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CheckView(call->outputs[0], op, "output", D, *stream));
+    using S = Storage<D>;
+    return LaunchElementwise<S, S>(Op{}, *stream, call->outputs[0],
+                                   {&call->inputs[0]}, op);
+  });
+}
+
+template <sy_dtype_t D>
+sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op = "gelu";
+  return plugin::Guard("cuda plugin: gelu", [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CheckView(call->outputs[0], op, "output", D, *stream));
+    std::string_view approximate;
+    SY_PLUGIN_RETURN_IF_ERROR(
+        ReadString(call, 0, op, "approximate", approximate));
+    using S = Storage<D>;
+    if (approximate == "none") {
+      if constexpr (D == SY_DTYPE_F32) {
+        return LaunchElementwise<S, S>(GeluErf{}, *stream, call->outputs[0],
+                                       {&call->inputs[0]}, op);
+      } else {
+        return LaunchElementwise<S, S>(GeluErfFast{}, *stream,
+                                       call->outputs[0], {&call->inputs[0]},
+                                       op);
+      }
+    }
+    if (approximate == "tanh") {
+      return LaunchElementwise<S, S>(GeluTanh{}, *stream, call->outputs[0],
+                                     {&call->inputs[0]}, op);
+    }
+    return OpError(op, StrCat("attribute 'approximate' is '", approximate,
+                              "'; pass \"none\" or \"tanh\""));
+  });
+}
+
+template <class Op>
+void AddFloat(KernelList& l) {
+  l.Add(Op::kOp, DtypeList<SY_DTYPE_F32>, UnaryKernel<Op, SY_DTYPE_F32>);
+  l.Add(Op::kOp, DtypeList<SY_DTYPE_F16>, UnaryKernel<Op, SY_DTYPE_F16>);
+  l.Add(Op::kOp, DtypeList<SY_DTYPE_BF16>, UnaryKernel<Op, SY_DTYPE_BF16>);
+}
+
+template <class Op>
+void AddNumeric(KernelList& l) {
+  AddFloat<Op>(l);
+  l.Add(Op::kOp, DtypeList<SY_DTYPE_I32>, UnaryKernel<Op, SY_DTYPE_I32>);
+  l.Add(Op::kOp, DtypeList<SY_DTYPE_I64>, UnaryKernel<Op, SY_DTYPE_I64>);
+}
+
+}  // namespace
+
+std::span<const plugin::KernelSpec> UnaryKernels() {
+  static const KernelList list = [] {
+    KernelList l;
+    AddNumeric<Neg>(l);
+    AddNumeric<Abs>(l);
+    AddNumeric<Relu>(l);
+    AddNumeric<Square>(l);
+    AddFloat<Exp>(l);
+    AddFloat<Log>(l);
+    AddFloat<Sqrt>(l);
+    AddFloat<Rsqrt>(l);
+    AddFloat<Sin>(l);
+    AddFloat<Cos>(l);
+    AddFloat<Tanh>(l);
+    AddFloat<Sigmoid>(l);
+    AddFloat<Silu>(l);
+    AddFloat<Erf>(l);
+    AddFloat<Reciprocal>(l);
+    l.Add("gelu", DtypeList<SY_DTYPE_F32>, GeluKernel<SY_DTYPE_F32>);
+    l.Add("gelu", DtypeList<SY_DTYPE_F16>, GeluKernel<SY_DTYPE_F16>);
+    l.Add("gelu", DtypeList<SY_DTYPE_BF16>, GeluKernel<SY_DTYPE_BF16>);
+    return l;
+  }();
+  return list.specs();
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,72 @@
+#include "cuda_test_env.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "dispatcher/log.h"
+
+namespace sy::cuda_test {
+
+std::string CpuManifest() {
+  return std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json";
+}
+std::string CudaManifest() {
+  return std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json";
+}
+
+CudaEnv& Env() {
+  static CudaEnv* const env = [] {
+    auto* e = new CudaEnv;
+    // Capture the log while the plugins load (the cuda plugin says there
+    // why it has no devices), then give stderr back.
+    auto lines = std::make_shared<std::vector<std::string>>();
+    auto mu = std::make_shared<std::mutex>();
+    SetLogSink([lines, mu](LogLevel, absl::string_view message) {
+      std::lock_guard<std::mutex> lock(*mu);
+      lines->emplace_back(message);
+    });
+    RuntimeOptions options;
+    options.loader.use_environment = false;
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {CpuManifest(), CudaManifest()};
+    absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(options);
+    SetLogSink(nullptr);
+    e->load_log = *lines;
+    if (!runtime.ok()) {
+      std::fprintf(stderr, "cuda tests: the runtime failed to start: %s\n",
+                   std::string(runtime.status().message()).c_str());
+      std::abort();
+    }
+    e->runtime = std::move(*runtime);
+    e->cpu = e->runtime->GetDevice("cpu").value_or(nullptr);
+    absl::StatusOr<Device*> cuda = e->runtime->GetDevice("cuda:0");
+    if (cuda.ok()) {
+      e->cuda = *cuda;
+    } else {
+      e->skip_reason = "no CUDA device: ";
+      for (const std::string& line : e->load_log) {
+        const size_t at = line.find("no CUDA device: ");
+        if (at != std::string::npos) {
+          e->skip_reason = line.substr(at);
+          break;
+        }
+      }
+      if (e->skip_reason == "no CUDA device: ") {
+        e->skip_reason += std::string(cuda.status().message());
+      }
+    }
+    return e;
+  }();
+  return *env;
+}
+
+std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> out(n);
+  for (float& v : out) v = dist(gen);
+  return out;
+}
+
+}  // namespace sy::cuda_test

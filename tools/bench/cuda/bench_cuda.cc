@@ -1,0 +1,221 @@
+// bench_cuda: what the cuda plugin's ops cost on the GPU, through the whole
+// dispatcher (sy::Runtime::CallOut into preallocated outputs), timed with
+// the device's events: warm-up, then the median of `repeats` timings of
+// `inner` back-to-back calls each.
+//
+//   bench_cuda [--repeats=N]      (prints a markdown table; docs/cuda.md)
+//
+// Rows: the per-call cost of a tiny add (launch- and dispatch-bound); a
+// device-to-device copy (the bandwidth ceiling, counting bytes read and
+// written); add, gelu, softmax, rms_norm, layer_norm on 8192×8192 f32 and
+// bf16 as GB/s and as a fraction of that copy; GEMMs 4096³ and 8192³ f32
+// (full FP32, no TF32) and bf16 in TFLOP/s. tools/bench/cuda/
+// bench_cuda_torch.py measures the same rows with PyTorch.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dispatcher/error.h"
+#include "dispatcher/runtime.h"
+#include "switchyard/plugin.hpp"
+
+namespace {
+
+int g_repeats = 20;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "bench_cuda: %s\n", what.c_str());
+  std::exit(1);
+}
+
+template <class T>
+T Value(absl::StatusOr<T> s, const char* what) {
+  if (!s.ok()) Die(std::string(what) + ": " + std::string(s.status().message()));
+  return *std::move(s);
+}
+void Check(const absl::Status& s, const char* what) {
+  if (!s.ok()) Die(std::string(what) + ": " + std::string(s.message()));
+}
+
+class Bench {
+ public:
+  Bench() {
+    sy::RuntimeOptions options;
+    options.loader.use_environment = false;
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json",
+                                   std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json"};
+    rt_ = Value(sy::Runtime::Create(options), "runtime");
+    dev_ = Value(rt_->GetDevice("cuda:0"), "cuda:0");
+    api_ = &dev_->type().api();
+    Check(sy::TakeError(api_->event_create(api_->device_data, 0, &start_), "event"), "event");
+    Check(sy::TakeError(api_->event_create(api_->device_data, 0, &end_), "event"), "event");
+  }
+  sy::Runtime& rt() { return *rt_; }
+  sy::Device& dev() { return *dev_; }
+  const sy::DeviceProperties& props() const { return dev_->properties(); }
+
+  sy::Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
+                    float lo = -2, float hi = 2) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(lo, hi);
+    if (dtype == SY_DTYPE_F32) {
+      std::vector<float> v(n);
+      for (float& x : v) x = dist(gen);
+      return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 4), "upload");
+    }
+    std::vector<sy::plugin::BFloat16> v(n);
+    for (auto& x : v) x = sy::plugin::BFloat16(dist(gen));
+    return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 2), "upload");
+  }
+  sy::Tensor Empty(sy_dtype_t dtype, std::vector<int64_t> shape) {
+    return Value(rt_->Empty(*dev_, dtype, shape), "empty");
+  }
+
+  // Median milliseconds per call of `fn`, timed in groups of `inner`.
+  double TimeMs(const std::function<void()>& fn, int inner) {
+    for (int i = 0; i < 3; ++i) fn();
+    Check(rt_->Synchronize(*dev_), "sync");
+    std::vector<double> ms;
+    for (int r = 0; r < g_repeats; ++r) {
+      Check(sy::TakeError(api_->event_record(api_->device_data, start_, dev_->stream()), "rec"), "rec");
+      for (int i = 0; i < inner; ++i) fn();
+      Check(sy::TakeError(api_->event_record(api_->device_data, end_, dev_->stream()), "rec"), "rec");
+      Check(sy::TakeError(api_->event_synchronize(api_->device_data, end_), "sync"), "sync");
+      float t = 0;
+      Check(sy::TakeError(api_->event_elapsed_ms(api_->device_data, start_, end_, &t), "elapsed"), "elapsed");
+      ms.push_back(t / inner);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+  }
+
+  // Median host microseconds per call over `calls` calls (then a sync).
+  double HostUsPerCall(const std::function<void()>& fn, int calls) {
+    for (int i = 0; i < 100; ++i) fn();
+    Check(rt_->Synchronize(*dev_), "sync");
+    std::vector<double> us;
+    for (int r = 0; r < g_repeats; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < calls; ++i) fn();
+      Check(rt_->Synchronize(*dev_), "sync");
+      const auto t1 = std::chrono::steady_clock::now();
+      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+    }
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  }
+
+  void CopyD2D(void* dst, const void* src, size_t bytes) {
+    Check(sy::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
+                                           bytes, SY_COPY_DEVICE_TO_DEVICE), "copy"), "copy");
+  }
+
+ private:
+  std::unique_ptr<sy::Runtime> rt_;
+  sy::Device* dev_ = nullptr;
+  const sy_device_api_t* api_ = nullptr;
+  sy_event_t start_ = nullptr, end_ = nullptr;
+};
+
+const char* Name(sy_dtype_t d) { return d == SY_DTYPE_F32 ? "f32" : "bf16"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--repeats=", 10) == 0) g_repeats = std::atoi(argv[i] + 10);
+  }
+  Bench b;
+  sy::Runtime& rt = b.rt();
+  std::printf("device: %s (%s), %d SMs\n", b.props().name.c_str(),
+              b.props().driver_version.c_str(), b.props().compute_units);
+  std::printf("| op | shape | dtype | median | rate | vs D2D copy |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+
+  // Tiny add: the cost of one dispatch + launch.
+  {
+    sy::Tensor x = b.Random(SY_DTYPE_F32, {16}, 1);
+    sy::Tensor y = b.Random(SY_DTYPE_F32, {16}, 2);
+    sy::Tensor out = b.Empty(SY_DTYPE_F32, {16});
+    const sy::OpHandle add = Value(rt.FindOp("add"), "add");
+    const sy::Tensor outs[1] = {out};
+    const std::vector<sy::Tensor> ins = {x, y};
+    auto call = [&] { Check(rt.CallOut(add, ins, {}, outs), "add"); };
+    const double host_us = b.HostUsPerCall(call, 2000);
+    const double dev_us = b.TimeMs(call, 1000) * 1000;
+    std::printf("| add (tiny, per call, host clock) | [16] | f32 | %.2f us | | |\n", host_us);
+    std::printf("| add (tiny, per call, device events) | [16] | f32 | %.2f us | | |\n", dev_us);
+  }
+
+  const int64_t R = 8192, C = 8192;
+  const size_t f32_bytes = static_cast<size_t>(R * C) * 4;
+  double copy_gbs = 0;
+  {
+    sy::Tensor a = b.Random(SY_DTYPE_F32, {R, C}, 3);
+    sy::Tensor c = b.Empty(SY_DTYPE_F32, {R, C});
+    const double ms = b.TimeMs([&] { b.CopyD2D(c.data(), a.data(), f32_bytes); }, 10);
+    copy_gbs = 2.0 * f32_bytes / (ms * 1e-3) / 1e9;
+    std::printf("| D2D copy (memcpy_async) | 8192x8192 | f32 | %.3f ms | %.0f GB/s | 1.00 |\n",
+                ms, copy_gbs);
+  }
+
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const double bytes = static_cast<double>(R * C) * (dtype == SY_DTYPE_F32 ? 4 : 2);
+    sy::Tensor x = b.Random(dtype, {R, C}, 4);
+    sy::Tensor y = b.Random(dtype, {R, C}, 5);
+    sy::Tensor w = b.Random(dtype, {C}, 6, 0.5f, 1.5f);
+    sy::Tensor bias = b.Random(dtype, {C}, 7);
+    sy::Tensor out = b.Empty(dtype, {R, C});
+    const sy::Tensor outs[1] = {out};
+    struct Row {
+      const char* op;
+      std::vector<sy::Tensor> in;
+      std::vector<sy::Attr> attrs;
+      double passes;  // tensor-sized reads + writes
+    };
+    const int64_t norm_shape[1] = {C};
+    std::vector<Row> rows = {
+        {"add", {x, y}, {}, 3},
+        {"gelu", {x}, {}, 2},
+        {"softmax", {x}, {}, 2},
+        {"rms_norm", {x, w}, {}, 2},
+        {"layer_norm", {x, w, bias}, {sy::Attr(absl::MakeConstSpan(norm_shape))}, 2},
+    };
+    for (const Row& row : rows) {
+      const sy::OpHandle op = Value(rt.FindOp(row.op), row.op);
+      const double ms = b.TimeMs(
+          [&] { Check(rt.CallOut(op, row.in, row.attrs, outs), row.op); }, 10);
+      const double gbs = row.passes * bytes / (ms * 1e-3) / 1e9;
+      std::printf("| %s | 8192x8192 | %s | %.3f ms | %.0f GB/s | %.2f |\n", row.op,
+                  Name(dtype), ms, gbs, gbs / copy_gbs);
+    }
+  }
+
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    for (int64_t n : {4096, 8192}) {
+      sy::Tensor a = b.Random(dtype, {n, n}, 8);
+      sy::Tensor c = b.Random(dtype, {n, n}, 9);
+      sy::Tensor out = b.Empty(dtype, {n, n});
+      const sy::Tensor outs[1] = {out};
+      const std::vector<sy::Tensor> ins = {a, c};
+      const sy::OpHandle mm = Value(rt.FindOp("matmul"), "matmul");
+      const int inner = dtype == SY_DTYPE_F32 && n == 8192 ? 2 : 5;
+      const double ms =
+          b.TimeMs([&] { Check(rt.CallOut(mm, ins, {}, outs), "matmul"); }, inner);
+      const double tflops = 2.0 * n * n * n / (ms * 1e-3) / 1e12;
+      std::printf("| matmul | %lldx%lldx%lld | %s | %.3f ms | %.1f TFLOP/s | |\n",
+                  static_cast<long long>(n), static_cast<long long>(n),
+                  static_cast<long long>(n), Name(dtype), ms, tflops);
+    }
+  }
+  return 0;
+}

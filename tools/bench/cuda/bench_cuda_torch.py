@@ -1,0 +1,107 @@
+"""PyTorch's numbers for the rows of bench_cuda, on the same GPU.
+
+Same shapes, dtypes and method: CUDA events around groups of calls, the
+median of 20 groups after warm-up, outputs preallocated where PyTorch takes
+out= (add, matmul). f32 matmuls run in full FP32 on both sides:
+torch.backends.cuda.matmul.allow_tf32 = False here, and the cuda plugin
+never uses TF32.
+
+    python3 tools/bench/cuda/bench_cuda_torch.py
+"""
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+REPEATS = 20
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+torch.set_float32_matmul_precision("highest")
+dev = torch.device("cuda:0")
+
+
+def time_ms(fn, inner):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    ms = []
+    for _ in range(REPEATS):
+        start.record()
+        for _ in range(inner):
+            fn()
+        end.record()
+        end.synchronize()
+        ms.append(start.elapsed_time(end) / inner)
+    return statistics.median(ms)
+
+
+def host_us(fn, calls):
+    for _ in range(100):
+        fn()
+    torch.cuda.synchronize()
+    us = []
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        us.append((time.perf_counter() - t0) / calls * 1e6)
+    return statistics.median(us)
+
+
+def main():
+    p = torch.cuda.get_device_properties(0)
+    print(f"device: {p.name}, torch {torch.__version__}, CUDA {torch.version.cuda}")
+    print("| op (torch) | shape | dtype | median | rate | vs D2D copy |")
+    print("|---|---|---|---|---|---|")
+    x = torch.rand(16, device=dev) * 4 - 2
+    y = torch.rand(16, device=dev) * 4 - 2
+    o = torch.empty(16, device=dev)
+    add = lambda: torch.add(x, y, out=o)
+    print(f"| torch.add(out=) (tiny, per call, host clock) | [16] | f32 | {host_us(add, 2000):.2f} us | | |")
+    print(f"| torch.add(out=) (tiny, per call, device events) | [16] | f32 | {time_ms(add, 1000) * 1000:.2f} us | | |")
+
+    R = C = 8192
+    a = torch.rand(R, C, device=dev)
+    c = torch.empty_like(a)
+    ms = time_ms(lambda: c.copy_(a), 10)
+    copy_gbs = 2 * a.numel() * 4 / (ms * 1e-3) / 1e9
+    print(f"| copy_ (D2D) | 8192x8192 | f32 | {ms:.3f} ms | {copy_gbs:.0f} GB/s | 1.00 |")
+    del a, c
+
+    for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        size = 4 if dtype == torch.float32 else 2
+        x = (torch.rand(R, C, device=dev) * 4 - 2).to(dtype)
+        y = (torch.rand(R, C, device=dev) * 4 - 2).to(dtype)
+        w = (torch.rand(C, device=dev) + 0.5).to(dtype)
+        b = (torch.rand(C, device=dev) * 4 - 2).to(dtype)
+        out = torch.empty_like(x)
+        rows = [
+            ("torch.add(out=)", lambda: torch.add(x, y, out=out), 3),
+            ("F.gelu", lambda: F.gelu(x), 2),
+            ("torch.softmax", lambda: torch.softmax(x, -1), 2),
+            ("F.rms_norm", lambda: F.rms_norm(x, (C,), w, 1e-6), 2),
+            ("F.layer_norm", lambda: F.layer_norm(x, (C,), w, b, 1e-5), 2),
+        ]
+        for label, fn, passes in rows:
+            ms = time_ms(fn, 10)
+            gbs = passes * R * C * size / (ms * 1e-3) / 1e9
+            print(f"| {label} | 8192x8192 | {name} | {ms:.3f} ms | {gbs:.0f} GB/s | {gbs / copy_gbs:.2f} |")
+        del x, y, w, b, out
+
+    for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        for n in (4096, 8192):
+            a = (torch.rand(n, n, device=dev) * 4 - 2).to(dtype)
+            b = (torch.rand(n, n, device=dev) * 4 - 2).to(dtype)
+            out = torch.empty_like(a)
+            inner = 2 if (dtype == torch.float32 and n == 8192) else 5
+            ms = time_ms(lambda: torch.matmul(a, b, out=out), inner)
+            print(f"| torch.matmul(out=) | {n}x{n}x{n} | {name} | {ms:.3f} ms | {2 * n**3 / (ms * 1e-3) / 1e12:.1f} TFLOP/s | |")
+            del a, b, out
+
+
+if __name__ == "__main__":
+    main()
