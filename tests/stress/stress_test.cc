@@ -3,7 +3,7 @@
 // float64 reference, and resident memory must stay flat: what the first
 // tenth of the calls settles (allocator caches, dispatch snapshots) the
 // rest must not grow. 1M calls in all by default
-// (SWITCHYARD_STRESS_CALLS overrides; sanitizer builds default to 40k).
+// (SWITCHYARD_STRESS_CALLS overrides; sanitizer builds default to 200k).
 // Run under the tsan preset, it must be race-free.
 #include <unistd.h>
 
@@ -30,7 +30,7 @@ using ::sy::testing::ReadF32;
 using ::sy::testing::TestPlugin;
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr long kDefaultCalls = 40'000;
+constexpr long kDefaultCalls = 200'000;
 #else
 constexpr long kDefaultCalls = 1'000'000;
 #endif
