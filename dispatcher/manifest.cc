@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -31,7 +30,7 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e999
     return absl::InvalidArgumentError(absl::StrCat(
         "manifest ", path, " is not valid JSON: ", e.what(),
         "; fix the file or remove it from the plugin path"));
@@ -47,10 +46,11 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
   if (version == doc.end() || !version->is_number_integer()) {
     return FieldError(path, "format_version", "is required and must be an integer (1)");
   }
-  m.format_version = version->get<int>();
+  // Compared as JSON, not after get<int>(), which would wrap 2^32 + 1 to 1.
+  m.format_version = *version == kManifestFormatVersion ? kManifestFormatVersion : -1;
   if (m.format_version != kManifestFormatVersion) {
     return FieldError(path, "format_version",
-                      absl::StrCat("is ", m.format_version,
+                      absl::StrCat("is ", version->dump(),
                                    " but this Switchyard reads format ",
                                    kManifestFormatVersion,
                                    "; upgrade Switchyard or regenerate the "
@@ -87,7 +87,9 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
   auto abi = doc.find("abi");
   if (abi == doc.end() || !abi->is_object() || !abi->contains("major") ||
       !(*abi)["major"].is_number_unsigned() || !abi->contains("minor") ||
-      !(*abi)["minor"].is_number_unsigned()) {
+      !(*abi)["minor"].is_number_unsigned() ||
+      (*abi)["major"].get<uint64_t>() > UINT32_MAX ||
+      (*abi)["minor"].get<uint64_t>() > UINT32_MAX) {
     return FieldError(path, "abi",
                       "is required: {\"major\": <n>, \"minor\": <n>} with the "
                       "plugin ABI the library was built against");
@@ -131,9 +133,18 @@ absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat("manifest ", path, " cannot be read; check the path"));
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseManifest(text.str(), path);
+  // A manifest is a few hundred bytes; reading at most 1 MiB keeps a path
+  // such as /dev/zero from reading forever.
+  constexpr std::streamsize kMaxBytes = 1 << 20;
+  std::string text(static_cast<size_t>(kMaxBytes) + 1, '\0');
+  in.read(text.data(), kMaxBytes + 1);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > static_cast<size_t>(kMaxBytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "manifest ", path, " is larger than 1 MiB; a manifest is a small JSON "
+        "file — check the path"));
+  }
+  return ParseManifest(text, path);
 }
 
 absl::StatusOr<std::string> FileSha256(const std::string& path) {

@@ -1,5 +1,6 @@
 // Version queries, status code names and dtype helpers: the entry points
 // that need no context.
+#include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -23,8 +24,14 @@ SY_API sy_status_code_t sy_api_version(uint32_t* out_major, uint32_t* out_minor)
 SY_API const char* sy_library_version(void) { return sy::kSwitchyardVersion; }
 
 SY_API const char* sy_status_code_name(sy_status_code_t code) {
+  // A C caller may pass any int; in C++ loading such an enum value is
+  // undefined, so read its bytes as an integer first.
+  int32_t value;
+  static_assert(sizeof value == sizeof code);
+  std::memcpy(&value, &code, sizeof value);
+  if (value < SY_STATUS_OK || value > SY_STATUS_DATA_LOSS) return "UNKNOWN_CODE";
   // The names are string literals, so the view's data is NUL-terminated.
-  return sy::plugin::StatusName(code).data();
+  return sy::plugin::StatusName(static_cast<sy_status_code_t>(value)).data();
 }
 
 SY_API const char* sy_dtype_name(sy_dtype_t dtype) {

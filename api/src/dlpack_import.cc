@@ -55,8 +55,18 @@ bool HostMemory(int32_t dl_device_type) {
          dl_device_type == kDLROCMHost;
 }
 
+// The device type as the producer wrote it: a C producer (or a newer
+// DLPack) may use codes this header's enum lacks, which C++ must not load
+// as a DLDeviceType.
+int32_t DeviceTypeCode(const DLDevice& device) {
+  int32_t code;
+  static_assert(sizeof code == sizeof device.device_type);
+  std::memcpy(&code, &device.device_type, sizeof code);
+  return code;
+}
+
 std::string DLDeviceText(const DLDevice& device) {
-  return absl::StrCat("DLPack device (type ", static_cast<int>(device.device_type),
+  return absl::StrCat("DLPack device (type ", DeviceTypeCode(device),
                       ", id ", device.device_id, ")");
 }
 
@@ -65,7 +75,7 @@ absl::StatusOr<Device*> MatchDevice(Runtime& runtime, const DLDevice& dl) {
   std::vector<std::string> present;
   for (Device* device : runtime.Devices()) {
     const sy_device_t d = device->dl_device();
-    if (d.device_type == static_cast<int32_t>(dl.device_type) &&
+    if (d.device_type == DeviceTypeCode(dl) &&
         d.device_id == dl.device_id) {
       return device;
     }
@@ -166,8 +176,8 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
   // need not be a multiple of the element size); keep it otherwise.
   char* base = static_cast<char*>(dl.data);
   uint64_t byte_offset = dl.byte_offset;
-  if (HostMemory(dl.device.device_type) || dl.device.device_type == kDLCUDA ||
-      dl.device.device_type == kDLROCM) {
+  if (HostMemory(DeviceTypeCode(dl.device)) || DeviceTypeCode(dl.device) == kDLCUDA ||
+      DeviceTypeCode(dl.device) == kDLROCM) {
     base += byte_offset;
     byte_offset = 0;
   } else if (byte_offset % esize != 0) {
@@ -203,7 +213,7 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
 
 absl::StatusOr<Tensor> Copy(Runtime& runtime, Device& device,
                             const DLTensor& dl, const Layout& layout) {
-  if (!HostMemory(dl.device.device_type)) {
+  if (!HostMemory(DeviceTypeCode(dl.device))) {
     return absl::UnimplementedError(absl::StrCat(
         "cannot copy from the tensor's ", DLDeviceText(dl.device),
         ": only host memory can be copied in this build; move it to the host "

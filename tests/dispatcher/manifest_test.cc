@@ -60,6 +60,32 @@ TEST(ManifestTest, RejectsEachBadField) {
             "(the SHA-256 of the library), or be left out");
 }
 
+// Found by the manifest fuzzer (tests/fuzz/crashes/manifest): a number no
+// double holds used to escape as an exception, and huge integers used to
+// wrap to 1 and pass the format and ABI gates.
+TEST(ManifestTest, FuzzerFindsStayFixed) {
+  EXPECT_EQ(Error(R"({"format_version": 1, "name": "x", "size": 1e999})"),
+            "manifest /p/x.json is not valid JSON: [json.exception.out_of_range.406] "
+            "number overflow parsing '1e999'; fix the file or remove it from the "
+            "plugin path");
+  EXPECT_EQ(Error(R"({"format_version": 4294967297, "name": "x"})"),
+            "manifest /p/x.json: field \"format_version\" is 4294967297 but this "
+            "Switchyard reads format 1; upgrade Switchyard or regenerate the "
+            "manifest with a matching SDK");
+  EXPECT_EQ(Error(R"({"format_version": 1, "name": "x", "library": "x.so",
+                      "abi": {"major": 4294967297, "minor": 0}})"),
+            "manifest /p/x.json: field \"abi\" is required: {\"major\": <n>, "
+            "\"minor\": <n>} with the plugin ABI the library was built against");
+}
+
+TEST(ManifestTest, RefusesAFileTooLargeToBeAManifest) {
+  absl::StatusOr<Manifest> m = ReadManifest("/dev/zero");
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.status().message(),
+            "manifest /dev/zero is larger than 1 MiB; a manifest is a small JSON "
+            "file — check the path");
+}
+
 TEST(ManifestTest, MissingFile) {
   absl::StatusOr<Manifest> m = ReadManifest("/nonexistent/x.json");
   EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);

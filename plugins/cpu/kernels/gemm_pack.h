@@ -25,6 +25,15 @@ struct StridedMatrix {
 
 namespace gemm_internal {
 
+// GCC spells a two-vector shuffle __builtin_shuffle, clang
+// __builtin_shufflevector (constant lane indices).
+#if defined(__clang__)
+#define SY_SHUFFLE4(a, b, i0, i1, i2, i3) \
+  __builtin_shufflevector(a, b, i0, i1, i2, i3)
+#else
+#define SY_SHUFFLE4(a, b, i0, i1, i2, i3) __builtin_shuffle(a, b, I{i0, i1, i2, i3})
+#endif
+
 // dst[k * ld + j] = src[j * cs + k] for 4 columns j and k < kc: 4×4 blocks
 // transposed in 128-bit registers (SSE2 on x86-64, so no target attribute).
 inline void TransposeColumns4(const float* src, int64_t cs, int64_t kc,
@@ -36,14 +45,14 @@ inline void TransposeColumns4(const float* src, int64_t cs, int64_t kc,
   for (; k + 4 <= kc; k += 4) {
     V v[4];
     for (int j = 0; j < 4; ++j) std::memcpy(&v[j], c[j] + k, sizeof(V));
-    const V t0 = __builtin_shuffle(v[0], v[1], I{0, 4, 1, 5});
-    const V t1 = __builtin_shuffle(v[0], v[1], I{2, 6, 3, 7});
-    const V t2 = __builtin_shuffle(v[2], v[3], I{0, 4, 1, 5});
-    const V t3 = __builtin_shuffle(v[2], v[3], I{2, 6, 3, 7});
-    const V r[4] = {__builtin_shuffle(t0, t2, I{0, 1, 4, 5}),
-                    __builtin_shuffle(t0, t2, I{2, 3, 6, 7}),
-                    __builtin_shuffle(t1, t3, I{0, 1, 4, 5}),
-                    __builtin_shuffle(t1, t3, I{2, 3, 6, 7})};
+    const V t0 = SY_SHUFFLE4(v[0], v[1], 0, 4, 1, 5);
+    const V t1 = SY_SHUFFLE4(v[0], v[1], 2, 6, 3, 7);
+    const V t2 = SY_SHUFFLE4(v[2], v[3], 0, 4, 1, 5);
+    const V t3 = SY_SHUFFLE4(v[2], v[3], 2, 6, 3, 7);
+    const V r[4] = {SY_SHUFFLE4(t0, t2, 0, 1, 4, 5),
+                    SY_SHUFFLE4(t0, t2, 2, 3, 6, 7),
+                    SY_SHUFFLE4(t1, t3, 0, 1, 4, 5),
+                    SY_SHUFFLE4(t1, t3, 2, 3, 6, 7)};
     for (int t = 0; t < 4; ++t)
       std::memcpy(dst + (k + t) * ld, &r[t], sizeof(V));
   }

@@ -15,6 +15,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <dlfcn.h>
+#include <cpuid.h>
 #include <immintrin.h>
 #define SY_CPU_X86 1
 #endif
@@ -59,7 +60,7 @@ using BinaryLoop = void (*)(const void* fn, int64_t n, T* out, const T* x,
 #define SY_VECTOR_LOOPS(NAME, TARGET, T, V, LANES, LOADU, STOREU)             \
   __attribute__((target(TARGET))) void Unary##NAME(                           \
       const void* fn, int64_t n, T* out, const T* x) {                        \
-    const auto f = reinterpret_cast<V (*)(V)>(fn);                            \
+    const auto f = reinterpret_cast<V (*)(V)>(const_cast<void*>(fn));                            \
     int64_t i = 0;                                                            \
     for (; i + LANES <= n; i += LANES) STOREU(out + i, f(LOADU(x + i)));      \
     if (i < n) {                                                              \
@@ -71,7 +72,7 @@ using BinaryLoop = void (*)(const void* fn, int64_t n, T* out, const T* x,
   }                                                                           \
   __attribute__((target(TARGET))) void Binary##NAME(                          \
       const void* fn, int64_t n, T* out, const T* x, const T* y) {            \
-    const auto f = reinterpret_cast<V (*)(V, V)>(fn);                         \
+    const auto f = reinterpret_cast<V (*)(V, V)>(const_cast<void*>(fn));                         \
     int64_t i = 0;                                                            \
     for (; i + LANES <= n; i += LANES) {                                      \
       STOREU(out + i, f(LOADU(x + i), LOADU(y + i)));                         \
@@ -171,7 +172,10 @@ int IsaCap() {
 Dispatch MakeDispatch() {
   Dispatch d;
   __builtin_cpu_init();
-  d.f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  d.f16c = __builtin_cpu_supports("avx") && [] {
+    unsigned a = 0, b = 0, c = 0, dx = 0;
+    return __get_cpuid(1, &a, &b, &c, &dx) && (c & bit_F16C) != 0;
+  }();
   const int cap = IsaCap();
   // The vector ABI's ISA letter and lanes for float; double has half.
   char letter;
