@@ -1,21 +1,48 @@
 #!/usr/bin/env bash
-# Quick start, step 2: build and run every test — the release build, then
-# the whole suite again under AddressSanitizer + UBSan.
-#   scripts/test.sh            release and asan
-#   scripts/test.sh release    one preset only (release, debug, asan, tsan)
-# After the release suite: the install, the backend tutorial against it, and
-# the .deb (scripts/test-install.sh).
+# Quick start, step 2: build and run every test.
+#   scripts/test.sh              release, asan, tsan, fuzz (what CI runs)
+#   scripts/test.sh release      one pass only (release, debug, asan, tsan, fuzz)
+#
+#   release  every target and every test; then the install, the backend
+#            tutorial against it and the .deb (scripts/test-install.sh)
+#   asan     every target (but the cuda plugin: nvcc's device code is not
+#            instrumented, and CI has no GPU) and every test under
+#            AddressSanitizer + UBSan (+ LeakSanitizer)
+#   tsan     the suites labelled "threads" under ThreadSanitizer: the
+#            dispatcher (registration concurrent with calls), the stress
+#            test, the cpu plugin (its thread pool) and the C API; the
+#            others run single-threaded, and building them all a third
+#            time would not fit CI's budget on 2 cores
+#   fuzz     the libFuzzer targets for a bounded time (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-presets=("$@")
-if ((${#presets[@]} == 0)); then presets=(release asan); fi
+passes=("$@")
+if ((${#passes[@]} == 0)); then passes=(release asan tsan fuzz); fi
 jobs=$(nproc)
-for preset in "${presets[@]}"; do
-  echo "=== ${preset}: build"
-  cmake --preset "$preset" >/dev/null
-  cmake --build --preset "$preset" -j "$jobs"
-  echo "=== ${preset}: test"
-  ctest --preset "$preset" -j "$jobs" --timeout 600
-  if [[ $preset == release ]]; then scripts/test-install.sh build/release; fi
+for pass in "${passes[@]}"; do
+  start=$SECONDS
+  case $pass in
+    fuzz)
+      scripts/fuzz.sh
+      ;;
+    tsan)
+      echo "=== tsan: build (the \"threads\" suites)"
+      cmake --preset tsan >/dev/null
+      cmake --build --preset tsan -j "$jobs" --target \
+        dispatcher_test stress_test cpu_plugin_test c_api_test \
+        cpu switchyard_test_plugins
+      echo "=== tsan: test"
+      ctest --preset tsan -j "$jobs" --timeout 900 -L threads
+      ;;
+    *)
+      echo "=== ${pass}: build"
+      cmake --preset "$pass" >/dev/null
+      cmake --build --preset "$pass" -j "$jobs"
+      echo "=== ${pass}: test"
+      ctest --preset "$pass" -j "$jobs" --timeout 600
+      if [[ $pass == release ]]; then scripts/test-install.sh build/release; fi
+      ;;
+  esac
+  echo "=== ${pass}: done in $((SECONDS - start)) s"
 done
