@@ -21,7 +21,10 @@ unset SWITCHYARD_PLUGIN_PATH SWITCHYARD_PLUGINS SWITCHYARD_LIBRARY
 echo "=== install: cmake --install into $work/prefix"
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 export SWITCHYARD_PREFIX=$work/prefix
-"$SWITCHYARD_PREFIX/bin/switchyard" info | grep -q "plugin 'cpu' .*: loaded"
+# Output to a file, then grep: `grep -q` in a pipe would end the pipe early
+# and, under pipefail, fail the script with SIGPIPE.
+"$SWITCHYARD_PREFIX/bin/switchyard" info >"$work/prefix-info.txt"
+grep -q "plugin 'cpu' .*: loaded" "$work/prefix-info.txt"
 
 echo "=== install: the tutorial's steps (docs/writing-a-backend.md)"
 # Each ```sh block becomes part of one script, run with -e from an empty
@@ -46,16 +49,19 @@ PY
 echo "=== install: the .deb"
 (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log")
 deb=$(ls "$work"/deb/switchyard_*.deb)
-dpkg-deb --info "$deb" | grep -E "Package|Version|Depends"
+dpkg-deb --info "$deb" >"$work/deb-info.txt"
+grep -E "Package|Version|Depends" "$work/deb-info.txt"
 if [[ $(id -u) -eq 0 ]] && command -v dpkg >/dev/null; then
   dpkg -i "$deb" >/dev/null
   trap 'dpkg -P switchyard >/dev/null || true; rm -rf "$work"' EXIT
-  env -u SWITCHYARD_PREFIX switchyard info | tee "$work/info.txt" | head -5
+  env -u SWITCHYARD_PREFIX switchyard info >"$work/info.txt"
+  sed -n '1,6p' "$work/info.txt"
   grep -q "plugin 'cpu' (/usr/lib/switchyard/plugins/cpu.json): loaded" "$work/info.txt"
 else
   echo "(not root: unpacking instead of installing)"
   dpkg-deb -x "$deb" "$work/root"
-  "$work/root/usr/bin/switchyard" info | tee "$work/info.txt" | head -5
+  "$work/root/usr/bin/switchyard" info >"$work/info.txt"
+  sed -n '1,6p' "$work/info.txt"
   grep -q "plugin 'cpu' .*: loaded" "$work/info.txt"
 fi
 echo "=== install: ok"

@@ -59,7 +59,9 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     const CudaProbe& probe = ProbeCuda();
     SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CudaDeviceApi()));
     if (probe.device_count == 0) {
-      Log(host, context, SY_LOG_WARNING,
+      // Info, not a warning: a machine without a GPU is normal, and the
+      // load record carries the line (`switchyard info` shows it).
+      Log(host, context, SY_LOG_INFO,
           StrCat(probe.reason, "; no cuda kernels were registered"));
       return nullptr;
     }

@@ -22,6 +22,9 @@ CudaEnv& Env() {
     // why it has no devices), then give stderr back.
     auto lines = std::make_shared<std::vector<std::string>>();
     auto mu = std::make_shared<std::mutex>();
+    // The plugin says it at info level: lower the threshold meanwhile.
+    const LogLevel previous_level = GetLogLevel();
+    SetLogLevel(LogLevel::kInfo);
     SetLogSink([lines, mu](LogLevel, absl::string_view message) {
       std::lock_guard<std::mutex> lock(*mu);
       lines->emplace_back(message);
@@ -32,6 +35,7 @@ CudaEnv& Env() {
     options.loader.search_paths = {CpuManifest(), CudaManifest()};
     absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(options);
     SetLogSink(nullptr);
+    SetLogLevel(previous_level);
     e->load_log = *lines;
     if (!runtime.ok()) {
       std::fprintf(stderr, "cuda tests: the runtime failed to start: %s\n",
