@@ -131,6 +131,9 @@ def run(*args):
     ["gelu", "-s", "100", "-a", "approximate=tanh", "-t", "f16"],
     ["cast", "-s", "10", "-a", "dtype=i32", "--low", "-100", "--high", "100"],
     ["mul", "-s", "0x3", "-t", "i64"],
+    ["linear", "-s", "4x8", "-s", "16x8"],             # optional bias left out
+    ["linear", "-s", "4x8", "-s", "16x8", "-s", "16"],
+    ["layer_norm", "-s", "4x8", "-a", "normalized_shape=8"],
 ])
 def test_run_checks_against_float64_and_times(args):
     result = run(*args)

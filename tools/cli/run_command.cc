@@ -62,12 +62,13 @@ absl::StatusOr<Inputs> MakeInputs(Runtime& runtime, Device& cpu, Device& device,
   const Schema& schema = op.schema();
   const int num_args = op.num_tensor_args();
   std::vector<std::string> shapes = options.shapes;
-  // One shape for an op of several tensor arguments: the same for each.
-  if (shapes.size() == 1 && num_args > 1 && op.list_arg() < 0) {
-    shapes.assign(static_cast<size_t>(num_args), shapes[0]);
-  }
   int required = 0;
   for (int index : schema.tensor_args) required += schema.args[index].optional ? 0 : 1;
+  // One shape for an op of several required tensor arguments: the same for
+  // each of those (optional ones, such as a bias, are left out).
+  if (shapes.size() == 1 && required > 1 && op.list_arg() < 0) {
+    shapes.assign(static_cast<size_t>(required), shapes[0]);
+  }
   std::vector<std::string> names;
   for (int index : schema.tensor_args) names.push_back(schema.args[index].name);
   const int given = static_cast<int>(shapes.size());
@@ -120,6 +121,11 @@ absl::StatusOr<Inputs> MakeInputs(Runtime& runtime, Device& cpu, Device& device,
     inputs.reference.push_back(*wide);
     inputs.described.push_back(absl::StrCat(filled[i], " ", std::string(DTypeName(*dtype)), "[",
                                             absl::StrJoin(*shape, ", "), "]"));
+  }
+  // Optional tensor arguments left out are passed as None.
+  if (op.list_arg() < 0) {
+    inputs.device.resize(static_cast<size_t>(num_args));
+    inputs.reference.resize(static_cast<size_t>(num_args));
   }
   return inputs;
 }
@@ -183,7 +189,9 @@ int RunOp(Runtime& runtime, const RunOptions& options) {
       runtime.Call(*handle, inputs->reference, attrs->attrs(), inputs->list_sizes);
   if (!ref.ok()) {
     std::vector<Tensor> same;
-    for (const Tensor& t : inputs->device) same.push_back(*runtime.To(t, **cpu));
+    for (const Tensor& t : inputs->device) {
+      same.push_back(t.defined() ? *runtime.To(t, **cpu) : Tensor());
+    }
     ref = runtime.Call(*handle, same, attrs->attrs(), inputs->list_sizes);
     reference_kind = "the same dtypes on cpu";
   }
@@ -219,7 +227,7 @@ int RunOp(Runtime& runtime, const RunOptions& options) {
   if (!micros.empty()) {
     std::sort(micros.begin(), micros.end());
     size_t bytes = 0;
-    for (const Tensor& t : inputs->device) bytes += t.nbytes();
+    for (const Tensor& t : inputs->device) bytes += t.defined() ? t.nbytes() : 0;
     for (const Tensor& t : *out) bytes += t.nbytes();
     const double median = micros[micros.size() / 2];
     std::printf("  time:    median %.1f us, min %.1f us over %d calls (call + "
