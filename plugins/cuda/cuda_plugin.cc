@@ -87,30 +87,8 @@ constexpr sy_plugin_api_t kPluginApi = {
 
 sy_error_t* Init(const sy_host_api_t* host,
                  const sy_plugin_api_t** out_plugin) {
-  constexpr std::string_view kAdvice =
-      "rebuild the plugin against the host's SDK, or use a host that speaks "
-      "plugin ABI 1";
-  if (host->abi_major != SY_PLUGIN_ABI_MAJOR) {
-    return MakeError(
-        host, SY_STATUS_FAILED_PRECONDITION,
-        StrCat("cuda plugin: the host speaks plugin ABI ", host->abi_major,
-               ".", host->abi_minor, " but this plugin was built for ABI ",
-               SY_PLUGIN_ABI_MAJOR, ".", kAbiMinorUsed, "; ", kAdvice));
-  }
-  if (host->abi_minor < kAbiMinorUsed ||
-      host->struct_size < sizeof(sy_host_api_t)) {
-    return MakeError(
-        host, SY_STATUS_FAILED_PRECONDITION,
-        StrCat("cuda plugin: needs plugin ABI ", SY_PLUGIN_ABI_MAJOR, ".",
-               kAbiMinorUsed, " but the host offers ABI ", host->abi_major,
-               ".", host->abi_minor, " with a ", host->struct_size,
-               "-byte host table; ", kAdvice));
-  }
-  if (out_plugin == nullptr) {
-    return MakeError(host, SY_STATUS_INVALID_ARGUMENT,
-                     "cuda plugin: sy_plugin_init: out_plugin is NULL; pass "
-                     "the address of a const sy_plugin_api_t*");
-  }
+  SY_PLUGIN_RETURN_IF_ERROR(
+      plugin::CheckHost(host, out_plugin, "cuda plugin", kAbiMinorUsed));
   plugin::SetHost(host);
   ProbeCuda();  // once per process, before any runtime loads the plugin
   *out_plugin = &kPluginApi;

@@ -29,22 +29,28 @@ constexpr uint32_t kAbiMinorUsed = 0;
 static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
 // The kernel list, built on first use (in `load`) and kept until the
-// library closes; the same for every runtime.
-const KernelList& Kernels() {
-  static const KernelList* const list = [] {
-    auto* l = new KernelList;
+// library closes; the same for every runtime. A static object, not a `new`:
+// it must be destroyed when the library is closed, or every dlclose leaks
+// it (LeakSanitizer reports it). Filled in place — the specs point into the
+// list's own storage, so it is never copied or moved.
+struct AllKernels {
+  KernelList list;
+  AllKernels() {
     const bool bf16 = HasNativeBf16();
-    AddEltwiseKernels(*l, bf16);
-    AddBinaryKernels(*l, bf16);
-    AddReductionKernels(*l, bf16);
-    AddSoftmaxKernels(*l, bf16);
-    AddLayerNormKernels(*l, bf16);
-    AddMatmulKernels(*l, bf16);
-    AddConvKernels(*l, bf16);
-    AddFusedKernels(*l, bf16);
-    return l;
-  }();
-  return *list;
+    AddEltwiseKernels(list, bf16);
+    AddBinaryKernels(list, bf16);
+    AddReductionKernels(list, bf16);
+    AddSoftmaxKernels(list, bf16);
+    AddLayerNormKernels(list, bf16);
+    AddMatmulKernels(list, bf16);
+    AddConvKernels(list, bf16);
+    AddFusedKernels(list, bf16);
+  }
+};
+
+const KernelList& Kernels() {
+  static const AllKernels all;
+  return all.list;
 }
 
 void Log(const sy_host_api_t* host, sy_host_context_t* context,
@@ -96,30 +102,8 @@ constexpr sy_plugin_api_t kPluginApi = {
 
 sy_error_t* PluginInit(const sy_host_api_t* host,
                  const sy_plugin_api_t** out_plugin) {
-  constexpr std::string_view kAdvice =
-      "rebuild the plugin against the host's SDK, or use a host that speaks "
-      "plugin ABI 1";
-  if (host->abi_major != SY_PLUGIN_ABI_MAJOR) {
-    return MakeError(
-        host, SY_STATUS_FAILED_PRECONDITION,
-        StrCat("onednn plugin: the host speaks plugin ABI ", host->abi_major,
-               ".", host->abi_minor, " but this plugin was built for ABI ",
-               SY_PLUGIN_ABI_MAJOR, ".", kAbiMinorUsed, "; ", kAdvice));
-  }
-  if (host->abi_minor < kAbiMinorUsed ||
-      host->struct_size < sizeof(sy_host_api_t)) {
-    return MakeError(
-        host, SY_STATUS_FAILED_PRECONDITION,
-        StrCat("onednn plugin: needs plugin ABI ", SY_PLUGIN_ABI_MAJOR, ".",
-               kAbiMinorUsed, " but the host offers ABI ", host->abi_major,
-               ".", host->abi_minor, " with a ", host->struct_size,
-               "-byte host table; ", kAdvice));
-  }
-  if (out_plugin == nullptr) {
-    return MakeError(host, SY_STATUS_INVALID_ARGUMENT,
-                     "onednn plugin: sy_plugin_init: out_plugin is NULL; "
-                     "pass the address of a const sy_plugin_api_t*");
-  }
+  SY_PLUGIN_RETURN_IF_ERROR(
+      plugin::CheckHost(host, out_plugin, "onednn plugin", kAbiMinorUsed));
   try {
     Init();
   } catch (const dnnl::error& e) {

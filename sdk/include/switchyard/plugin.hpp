@@ -141,8 +141,8 @@ inline sy_error_t* MakeError(sy_status_code_t code,
 // The version gate of sy_plugin_init: the same ABI major as the host, a
 // host minor at least `abi_minor_used` (the newest minor whose fields the
 // plugin reads or fills), a host table at least as large as this SDK's, and
-// a non-NULL `out_plugin`. NULL when all hold, else an error naming
-// `plugin` and saying what to rebuild. `host` must be non-NULL and cover
+// a non-NULL `out_plugin`. NULL when all hold, else an error that starts
+// with `plugin` ("cpu plugin") and says what to rebuild. `host` must be non-NULL and cover
 // error_create (check that first: without it nothing can be said).
 inline sy_error_t* CheckHost(const sy_host_api_t* host,
                              const sy_plugin_api_t* const* out_plugin,
@@ -150,8 +150,8 @@ inline sy_error_t* CheckHost(const sy_host_api_t* host,
                              uint32_t abi_minor_used) noexcept {
   try {
     const std::string advice =
-        StrCat("rebuild ", plugin, " against the host's Switchyard SDK, or use "
-               "a host that speaks plugin ABI ", SY_PLUGIN_ABI_MAJOR);
+        StrCat("rebuild the plugin against the host's SDK, or use a host that "
+               "speaks plugin ABI ", SY_PLUGIN_ABI_MAJOR);
     if (host->abi_major != SY_PLUGIN_ABI_MAJOR) {
       return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
                        StrCat(plugin, ": the host speaks plugin ABI ",
