@@ -89,16 +89,14 @@ absl::StatusOr<Inputs> MakeInputs(Runtime& runtime, Device& cpu, Device& device,
     }
     for (int k = 0; k < list_size; ++k) filled.push_back(absl::StrCat(names[a], "[", k, "]"));
   }
-  const int num_tensors = given;
-  if (options.dtypes.size() > 1 &&
-      static_cast<int>(options.dtypes.size()) != num_tensors) {
+  if (options.dtypes.size() > 1 && static_cast<int>(options.dtypes.size()) != given) {
     return Usage(absl::StrCat("give one --dtype for every input or one per input (",
-                              num_tensors, "), not ", options.dtypes.size()));
+                              given, "), not ", options.dtypes.size()));
   }
   std::mt19937_64 rng(options.seed);
   Inputs inputs;
   if (op.list_arg() >= 0) inputs.list_sizes.push_back(list_size);
-  for (int i = 0; i < num_tensors; ++i) {
+  for (int i = 0; i < given; ++i) {
     const std::string dtype_text =
         options.dtypes.empty() ? "f32"
                                : options.dtypes[options.dtypes.size() == 1 ? 0 : i];
