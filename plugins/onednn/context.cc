@@ -6,8 +6,9 @@
 // but promises nothing about executing on one dnnl::stream from several
 // threads. A CPU stream is cheap (no queue, no thread), so each thread gets
 // its own, created on its first kernel call and kept until the thread ends;
-// the engine it refers to is never destroyed, so the order of thread exit
-// and library unload does not matter.
+// the engine it refers to is never destroyed and the library is never
+// unmapped (-z nodelete), so the order of thread exit and unload does not
+// matter.
 #include "context.h"
 
 #include <cstdlib>
@@ -24,8 +25,9 @@ struct Globals {
   int cache_capacity = kDefaultPrimitiveCacheCapacity;
 };
 
-// Leaked on purpose: see the header (the primitive cache outlives runtimes,
-// and thread-local streams may be destroyed after unload).
+// Never freed: the primitive cache and every thread's stream refer to the
+// engine until the process exits. The library is linked with -z nodelete,
+// so this pointer stays reachable after `unload` and a reload reuses it.
 Globals* g_globals = nullptr;
 
 std::string IsaToString(dnnl::cpu_isa isa) {
@@ -65,7 +67,9 @@ int CacheCapacityFromEnv() {
 }  // namespace
 
 void Init() {
-  if (g_globals != nullptr) return;  // sy_plugin_init runs once per process
+  // Once per process: the library is never unmapped (-z nodelete), so a
+  // plugin reloaded after unload finds its engine here.
+  if (g_globals != nullptr) return;
   auto globals = std::make_unique<Globals>();
   globals->engine = dnnl::engine(dnnl::engine::kind::cpu, 0);
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();

@@ -29,10 +29,9 @@ constexpr uint32_t kAbiMinorUsed = 0;
 static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
 // The kernel list, built on first use (in `load`) and kept until the
-// library closes; the same for every runtime. A static object, not a `new`:
-// it must be destroyed when the library is closed, or every dlclose leaks
-// it (LeakSanitizer reports it). Filled in place — the specs point into the
-// list's own storage, so it is never copied or moved.
+// process exits (the library is never unmapped: -z nodelete); the same for
+// every runtime and every reload. Filled in place — the specs point into
+// the list's own storage, so it is never copied or moved.
 struct AllKernels {
   KernelList list;
   AllKernels() {

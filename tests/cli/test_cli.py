@@ -21,6 +21,11 @@ HOSTILE = pathlib.Path(os.environ["HOSTILE_PLUGIN_DIR"])
 def switchyard(*args, plugin_path=None):
     env = dict(os.environ)
     env.pop("SWITCHYARD_PLUGIN_PATH", None)
+    # Under AddressSanitizer a crash would be caught by ASan's handler, which
+    # exits with status 1; let signals kill the process as they do in a
+    # release build, so a probe child's death reads the same in both.
+    if "ASAN_OPTIONS" in env:
+        env["ASAN_OPTIONS"] += ":handle_segv=0:handle_abort=0"
     if plugin_path is not None:
         env["SWITCHYARD_PLUGIN_PATH"] = str(plugin_path)
     return subprocess.run([CLI, *args], env=env, capture_output=True, text=True,

@@ -3,6 +3,7 @@
 // plugin beside it keeps computing. Run with LSan's leak check off (the
 // leak is the plugin's, by design; LSan would rightly report it).
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/dispatcher/test_util.h"
@@ -19,7 +20,8 @@ TEST(HostileLeakTest, LeakingPluginLoadsUnloadsAndReloadsHarmlessly) {
       std::string(HOSTILE_PLUGIN_DIR) + "/leaks/hostile_leaks.json";
   auto runtime = MakeRuntime({manifest});
   ASSERT_NE(runtime, nullptr);
-  const LoadRecord* record = FindRecord(runtime->LoadRecords(), "hostile_leaks");
+  const std::vector<LoadRecord> records = runtime->LoadRecords();
+  const LoadRecord* record = FindRecord(records, "hostile_leaks");
   ASSERT_NE(record, nullptr);
   EXPECT_EQ(record->outcome, LoadOutcome::kLoaded) << record->reason;
   EXPECT_EQ(record->num_kernels, 1);
