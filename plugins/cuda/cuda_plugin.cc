@@ -6,13 +6,17 @@
 // when there is at least one GPU, the kernels, family by family in the
 // order of kernels/kernel_list.h, then the plugin's own fused ops. Without
 // a GPU it registers no kernels and logs why ("no CUDA device: …"), and the
-// rest of the process is unaffected. Nothing registers itself from a
+// rest of the process is unaffected. conv2d needs cuDNN 9, which is
+// dlopened, not linked (kernels/cudnn_library.h): without it conv2d alone
+// is not registered, and `load` logs why. Nothing registers itself from a
 // static initializer.
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "cuda_device.h"
+#include "kernels/conv2d.h"
+#include "kernels/cudnn_library.h"
 #include "kernels/kernel_list.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
@@ -44,7 +48,23 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
         plugin::RegisterKernels(host, context, "cuda", family));
   }
   SY_PLUGIN_RETURN_IF_ERROR(RegisterGemmKernels(host, context));
-  return RegisterFusedOps(host, context);
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterFusedOps(host, context));
+  std::string why_not;
+  const CudnnLibrary* cudnn = CudnnLibrary::Get(&why_not);
+  if (cudnn == nullptr) {
+    // A warning: the GPU works, but one op is missing until cuDNN is
+    // installed. The load record carries the line.
+    Log(host, context, SY_LOG_WARNING,
+        StrCat(why_not, ": conv2d not registered; install cuDNN 9 (NVIDIA's "
+               "libcudnn9 package or the nvidia-cudnn-cu13 wheel) and put "
+               "libcudnn.so.9 on the library path, or run conv2d on cpu"));
+    return nullptr;
+  }
+  Log(host, context, SY_LOG_INFO,
+      StrCat("cuDNN ", cudnn->version / 10000, ".", (cudnn->version / 100) % 100,
+             ".", cudnn->version % 100, " (", cudnn->path,
+             "): conv2d registered"));
+  return plugin::RegisterKernels(host, context, "cuda", Conv2dKernels());
 }
 
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {

@@ -9,8 +9,11 @@
 // device-to-device copy (the bandwidth ceiling, counting bytes read and
 // written); add, gelu, softmax, rms_norm, layer_norm on 8192×8192 f32 and
 // bf16 as GB/s and as a fraction of that copy; GEMMs 4096³ and 8192³ f32
-// (full FP32, no TF32) and bf16 in TFLOP/s. tools/bench/cuda/
-// bench_cuda_torch.py measures the same rows with PyTorch.
+// (full FP32, no TF32) and bf16 in TFLOP/s; conv2d (cuDNN) on ResNet-50's
+// shapes at batch 32, f32 (no TF32) and bf16, in TFLOP/s.
+// tools/bench/cuda/bench_cuda_torch.py measures the same rows with PyTorch.
+//
+//   bench_cuda --only=conv2d      (just the conv2d rows)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +31,21 @@
 namespace {
 
 int g_repeats = 20;
+bool g_conv2d_only = false;
+
+// ResNet-50's convolutions at batch 32 (NCHW, no bias: batch norm follows).
+struct ConvShape {
+  const char* label;
+  int64_t c, h, k, kernel, stride, padding;
+};
+constexpr ConvShape kResnetConvs[] = {
+    {"conv1 3->64 7x7 s2, 224^2", 3, 224, 64, 7, 2, 3},
+    {"64->64 3x3, 56^2", 64, 56, 64, 3, 1, 1},
+    {"1x1 256->64, 56^2", 256, 56, 64, 1, 1, 0},
+    {"128->128 3x3, 28^2", 128, 28, 128, 3, 1, 1},
+    {"256->256 3x3, 14^2", 256, 14, 256, 3, 1, 1},
+    {"512->512 3x3, 7^2", 512, 7, 512, 3, 1, 1},
+};
 
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "bench_cuda: %s\n", what.c_str());
@@ -133,6 +151,7 @@ const char* Name(sy_dtype_t d) { return d == SY_DTYPE_F32 ? "f32" : "bf16"; }
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--repeats=", 10) == 0) g_repeats = std::atoi(argv[i] + 10);
+    if (std::strcmp(argv[i], "--only=conv2d") == 0) g_conv2d_only = true;
   }
   Bench b;
   sy::Runtime& rt = b.rt();
@@ -142,7 +161,7 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|\n");
 
   // Tiny add: the cost of one dispatch + launch.
-  {
+  if (!g_conv2d_only) {
     sy::Tensor x = b.Random(SY_DTYPE_F32, {16}, 1);
     sy::Tensor y = b.Random(SY_DTYPE_F32, {16}, 2);
     sy::Tensor out = b.Empty(SY_DTYPE_F32, {16});
@@ -157,6 +176,7 @@ int main(int argc, char** argv) {
   }
 
   const int64_t R = 8192, C = 8192;
+  if (!g_conv2d_only) {
   const size_t f32_bytes = static_cast<size_t>(R * C) * 4;
   double copy_gbs = 0;
   {
@@ -215,6 +235,39 @@ int main(int argc, char** argv) {
       std::printf("| matmul | %lldx%lldx%lld | %s | %.3f ms | %.1f TFLOP/s | |\n",
                   static_cast<long long>(n), static_cast<long long>(n),
                   static_cast<long long>(n), Name(dtype), ms, tflops);
+    }
+  }
+  }
+
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const sy::OpHandle conv = Value(rt.FindOp("conv2d"), "conv2d");
+    for (const ConvShape& s : kResnetConvs) {
+      const int64_t n = 32;
+      const int64_t oh = (s.h + 2 * s.padding - s.kernel) / s.stride + 1;
+      sy::Tensor x = b.Random(dtype, {n, s.c, s.h, s.h}, 10);
+      sy::Tensor w = b.Random(dtype, {s.k, s.c, s.kernel, s.kernel}, 11, -0.1f, 0.1f);
+      sy::Tensor out = b.Empty(dtype, {n, s.k, oh, oh});
+      const sy::Tensor outs[1] = {out};
+      const std::vector<sy::Tensor> ins = {x, w, sy::Tensor()};
+      // Attrs borrow their lists: these outlive the calls.
+      const int64_t stride[2] = {s.stride, s.stride};
+      const int64_t padding[2] = {s.padding, s.padding};
+      const int64_t dilation[2] = {1, 1};
+      const std::vector<sy::Attr> attrs = {
+          sy::Attr(absl::MakeConstSpan(stride)), sy::Attr(absl::MakeConstSpan(padding)),
+          sy::Attr(absl::MakeConstSpan(dilation)), sy::Attr(int64_t{1})};
+      const double ms =
+          b.TimeMs([&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 10);
+      const double flops =
+          2.0 * n * s.k * oh * oh * s.c * s.kernel * s.kernel;
+      std::printf("| conv2d | N=32 %s | %s | %.3f ms | %.1f TFLOP/s | |\n", s.label,
+                  Name(dtype), ms, flops / (ms * 1e-3) / 1e12);
+      if (s.c == 512) {  // the host's cost of one call, on the smallest problem
+        const double us = b.HostUsPerCall(
+            [&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 50);
+        std::printf("| conv2d (per call, host clock) | N=32 %s | %s | %.1f us | | |\n",
+                    s.label, Name(dtype), us);
+      }
     }
   }
   return 0;

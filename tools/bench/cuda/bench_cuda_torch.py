@@ -2,13 +2,15 @@
 
 Same shapes, dtypes and method: CUDA events around groups of calls, the
 median of 20 groups after warm-up, outputs preallocated where PyTorch takes
-out= (add, matmul). f32 matmuls run in full FP32 on both sides:
-torch.backends.cuda.matmul.allow_tf32 = False here, and the cuda plugin
-never uses TF32.
+out= (add, matmul). f32 matmuls and convolutions run in full FP32 on both
+sides: allow_tf32 = False here (matmul and cuDNN), and the cuda plugin
+never uses TF32. Convolutions: F.conv2d with PyTorch's default
+cudnn.benchmark=False (cuDNN heuristics, like the plugin).
 
-    python3 tools/bench/cuda/bench_cuda_torch.py
+    python3 tools/bench/cuda/bench_cuda_torch.py [--only=conv2d]
 """
 import statistics
+import sys
 import time
 
 import torch
@@ -52,11 +54,42 @@ def host_us(fn, calls):
     return statistics.median(us)
 
 
+# ResNet-50's convolutions at batch 32 (as bench_cuda's kResnetConvs).
+RESNET_CONVS = [
+    ("conv1 3->64 7x7 s2, 224^2", 3, 224, 64, 7, 2, 3),
+    ("64->64 3x3, 56^2", 64, 56, 64, 3, 1, 1),
+    ("1x1 256->64, 56^2", 256, 56, 64, 1, 1, 0),
+    ("128->128 3x3, 28^2", 128, 28, 128, 3, 1, 1),
+    ("256->256 3x3, 14^2", 256, 14, 256, 3, 1, 1),
+    ("512->512 3x3, 7^2", 512, 7, 512, 3, 1, 1),
+]
+
+
+def conv_rows():
+    for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        for label, c, h, k, kernel, stride, padding in RESNET_CONVS:
+            n = 32
+            oh = (h + 2 * padding - kernel) // stride + 1
+            x = (torch.rand(n, c, h, h, device=dev) * 4 - 2).to(dtype)
+            w = (torch.rand(k, c, kernel, kernel, device=dev) * 0.2 - 0.1).to(dtype)
+            ms = time_ms(lambda: F.conv2d(x, w, None, stride, padding), 10)
+            flops = 2.0 * n * k * oh * oh * c * kernel * kernel
+            print(f"| F.conv2d | N=32 {label} | {name} | {ms:.3f} ms | {flops / (ms * 1e-3) / 1e12:.1f} TFLOP/s | |")
+            if c == 512:
+                us = host_us(lambda: F.conv2d(x, w, None, stride, padding), 50)
+                print(f"| F.conv2d (per call, host clock) | N=32 {label} | {name} | {us:.1f} us | | |")
+            del x, w
+
+
 def main():
     p = torch.cuda.get_device_properties(0)
-    print(f"device: {p.name}, torch {torch.__version__}, CUDA {torch.version.cuda}")
+    print(f"device: {p.name}, torch {torch.__version__}, CUDA {torch.version.cuda}, "
+          f"cuDNN {torch.backends.cudnn.version()}")
     print("| op (torch) | shape | dtype | median | rate | vs D2D copy |")
     print("|---|---|---|---|---|---|")
+    if "--only=conv2d" in sys.argv:
+        conv_rows()
+        return
     x = torch.rand(16, device=dev) * 4 - 2
     y = torch.rand(16, device=dev) * 4 - 2
     o = torch.empty(16, device=dev)
@@ -101,6 +134,7 @@ def main():
             ms = time_ms(lambda: torch.matmul(a, b, out=out), inner)
             print(f"| torch.matmul(out=) | {n}x{n}x{n} | {name} | {ms:.3f} ms | {2 * n**3 / (ms * 1e-3) / 1e12:.1f} TFLOP/s | |")
             del a, b, out
+    conv_rows()
 
 
 if __name__ == "__main__":

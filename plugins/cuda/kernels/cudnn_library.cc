@@ -1,0 +1,165 @@
+// dlopen of cuDNN 9 and the handle pool (cudnn_library.h). The library is
+// opened once and never closed: kernels and cached handles point into it
+// for the life of the process. Handles are deliberately never destroyed:
+// at process exit the CUDA context may already be gone, and destroying a
+// handle then can crash; the driver frees them with the context.
+#include "kernels/cudnn_library.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::MakeError;
+using ::sy::plugin::StrCat;
+
+constexpr const char* kDefaultLibrary = "libcudnn.so.9";
+
+std::string VersionString(size_t v) {
+  // cuDNN 9 encodes major*10000 + minor*100 + patch.
+  return StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
+}
+
+struct Loaded {
+  CudnnLibrary lib;
+  bool ok = false;
+  std::string why_not;
+};
+
+Loaded LoadOnce() {
+  Loaded out;
+  const char* env = secure_getenv("SWITCHYARD_CUDNN_LIBRARY");
+  const std::string path = env != nullptr && env[0] != '\0' ? env : kDefaultLibrary;
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    out.why_not = StrCat("cuDNN not found (", path, ": ",
+                         err != nullptr ? err : "dlopen failed", ")");
+    return out;
+  }
+  CudnnLibrary& lib = out.lib;
+  lib.path = path;
+  std::string missing;
+#define SY_CUDNN_RESOLVE(name)                                              \
+  lib.name = reinterpret_cast<decltype(lib.name)>(dlsym(handle, #name));   \
+  if (lib.name == nullptr && missing.empty()) missing = #name
+  SY_CUDNN_RESOLVE(cudnnGetVersion);
+  SY_CUDNN_RESOLVE(cudnnGetErrorString);
+  SY_CUDNN_RESOLVE(cudnnCreate);
+  SY_CUDNN_RESOLVE(cudnnDestroy);
+  SY_CUDNN_RESOLVE(cudnnSetStream);
+  SY_CUDNN_RESOLVE(cudnnCreateTensorDescriptor);
+  SY_CUDNN_RESOLVE(cudnnDestroyTensorDescriptor);
+  SY_CUDNN_RESOLVE(cudnnSetTensorNdDescriptor);
+  SY_CUDNN_RESOLVE(cudnnCreateFilterDescriptor);
+  SY_CUDNN_RESOLVE(cudnnDestroyFilterDescriptor);
+  SY_CUDNN_RESOLVE(cudnnSetFilter4dDescriptor);
+  SY_CUDNN_RESOLVE(cudnnCreateConvolutionDescriptor);
+  SY_CUDNN_RESOLVE(cudnnDestroyConvolutionDescriptor);
+  SY_CUDNN_RESOLVE(cudnnSetConvolution2dDescriptor);
+  SY_CUDNN_RESOLVE(cudnnSetConvolutionGroupCount);
+  SY_CUDNN_RESOLVE(cudnnSetConvolutionMathType);
+  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardAlgorithmMaxCount);
+  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardAlgorithm_v7);
+  SY_CUDNN_RESOLVE(cudnnFindConvolutionForwardAlgorithmEx);
+  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardWorkspaceSize);
+  SY_CUDNN_RESOLVE(cudnnConvolutionForward);
+  SY_CUDNN_RESOLVE(cudnnAddTensor);
+  SY_CUDNN_RESOLVE(cudnnSetTensor);
+#undef SY_CUDNN_RESOLVE
+  if (lib.cudnnGetVersion != nullptr) lib.version = lib.cudnnGetVersion();
+  if (lib.version != 0 && lib.version < kMinCudnnVersion) {
+    out.why_not = StrCat("cuDNN ", VersionString(lib.version), " (", path,
+                         ") is too old; cuDNN 9 or newer is needed");
+    return out;  // the library stays open: harmless, and dlclose is risky
+  }
+  if (!missing.empty()) {
+    out.why_not = StrCat("cuDNN at ", path, " lacks ", missing,
+                         " (not a cuDNN 9 library?)");
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
+
+// Free handles per device. Never destroyed (see the file comment).
+struct Pool {
+  std::mutex mu;
+  std::map<int, std::vector<cudnnHandle_t>> free;
+};
+
+Pool& ThePool() {
+  static Pool* pool = new Pool;  // leaked on purpose: outlives static dtors
+  return *pool;
+}
+
+}  // namespace
+
+const CudnnLibrary* CudnnLibrary::Get(std::string* why_not) {
+  static const Loaded loaded = LoadOnce();
+  if (!loaded.ok) {
+    if (why_not != nullptr) *why_not = loaded.why_not;
+    return nullptr;
+  }
+  return &loaded.lib;
+}
+
+sy_error_t* CudnnError(const CudnnLibrary& lib, cudnnStatus_t status,
+                       std::string_view op, std::string_view what) {
+  if (status == CUDNN_STATUS_SUCCESS) return nullptr;
+  sy_status_code_t code = SY_STATUS_INTERNAL;
+  std::string_view advice = "report it with the shapes and dtypes";
+  // cuDNN 9 statuses carry sub-codes; the category is the thousands.
+  const int category = static_cast<int>(status) / 1000 * 1000;
+  if (category == CUDNN_STATUS_NOT_SUPPORTED) {
+    code = SY_STATUS_UNIMPLEMENTED;
+    advice = "cuDNN cannot run this configuration; run conv2d on cpu";
+  } else if (category == CUDNN_STATUS_BAD_PARAM) {
+    code = SY_STATUS_INVALID_ARGUMENT;
+    advice = "check the shapes, strides and attributes";
+  } else if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+             status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+    code = SY_STATUS_RESOURCE_EXHAUSTED;
+    advice = "free device memory or use a smaller batch";
+  }
+  return MakeError(code, StrCat("cuda plugin: ", op, ": ", what, " (cuDNN: ",
+                                lib.cudnnGetErrorString(status), "); ", advice));
+}
+
+CudnnHandleLease::~CudnnHandleLease() {
+  if (handle_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(ThePool().mu);
+  ThePool().free[device_].push_back(handle_);
+}
+
+sy_error_t* CudnnHandleLease::Acquire(const CudnnLibrary& lib,
+                                      const Stream& stream,
+                                      std::string_view op) {
+  device_ = stream.device;
+  {
+    std::lock_guard<std::mutex> lock(ThePool().mu);
+    std::vector<cudnnHandle_t>& list = ThePool().free[device_];
+    if (!list.empty()) {
+      handle_ = list.back();
+      list.pop_back();
+    }
+  }
+  if (handle_ == nullptr) {
+    // The stream's device is current (BeginCall): the handle belongs to it.
+    cudnnHandle_t h = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CudnnError(lib, lib.cudnnCreate(&h), op, "cudnnCreate failed"));
+    handle_ = h;
+  }
+  return CudnnError(lib, lib.cudnnSetStream(handle_, stream.stream), op,
+                    "cudnnSetStream failed");
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,299 @@
+// conv2d on cuda:0 through cuDNN against a float64 reference on the host:
+// groups, stride, padding, dilation and bias together; depthwise; inputs
+// that are views (permuted, sliced); a strided output; an empty batch; and
+// a bad call's error. f32 must be FP32-exact (no TF32): its bound is the
+// f32 GEMMs' one. Inputs are random. Skips without a GPU, and without
+// cuDNN (the load record says why).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cuda_test_env.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Host {
+  std::vector<int64_t> shape;
+  std::vector<double> values;  // row-major, as rounded to the dtype
+};
+
+template <class T>
+Tensor UploadAs(sy_dtype_t dtype, const std::vector<int64_t>& shape,
+                const std::vector<float>& v, Host* host) {
+  std::vector<T> h(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    h[i] = T(v[i]);
+    host->values[i] = static_cast<float>(h[i]);
+  }
+  return Env().runtime->FromHost(*Env().cuda, dtype, shape, h.data(), h.size() * 2)
+      .value();
+}
+
+template <class T>
+void DownloadAs(const Tensor& t, std::vector<double>* out) {
+  std::vector<T> h(out->size());
+  EXPECT_TRUE(Env().runtime->ToHost(t, h.data(), h.size() * 2).ok());
+  for (size_t i = 0; i < h.size(); ++i) (*out)[i] = static_cast<float>(h[i]);
+}
+
+// Random values rounded to `dtype`, uploaded to cuda:0.
+Tensor Upload(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
+              Host* host) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const std::vector<float> v = RandomFloats(static_cast<size_t>(n), seed);
+  host->shape = shape;
+  host->values.resize(v.size());
+  Runtime& rt = *Env().runtime;
+  if (dtype == SY_DTYPE_F32) {
+    for (size_t i = 0; i < v.size(); ++i) host->values[i] = v[i];
+    return rt.FromHost(*Env().cuda, dtype, shape, v.data(), v.size() * 4).value();
+  }
+  if (dtype == SY_DTYPE_F16) return UploadAs<plugin::Half>(dtype, shape, v, host);
+  return UploadAs<plugin::BFloat16>(dtype, shape, v, host);
+}
+
+std::vector<double> Download(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  Runtime& rt = *Env().runtime;
+  if (t.dtype() == SY_DTYPE_F32) {
+    std::vector<float> f(out.size());
+    EXPECT_TRUE(rt.ToHost(t, f.data(), f.size() * 4).ok());
+    for (size_t i = 0; i < f.size(); ++i) out[i] = f[i];
+    return out;
+  }
+  if (t.dtype() == SY_DTYPE_F16) {
+    DownloadAs<plugin::Half>(t, &out);
+  } else {
+    DownloadAs<plugin::BFloat16>(t, &out);
+  }
+  return out;
+}
+
+double RelativeError(const std::vector<double>& got,
+                     const std::vector<double>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(got[i])) return INFINITY;
+    num += (got[i] - want[i]) * (got[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  return std::sqrt(num / std::max(den, 1e-300));
+}
+
+// f32: FP32 accumulation (no TF32, which lands near 3e-4); f16 and bf16
+// operands are exact in the reference, so only accumulation and the
+// output's rounding remain.
+double Tolerance(sy_dtype_t dtype) {
+  return dtype == SY_DTYPE_F32 ? 1e-6 : dtype == SY_DTYPE_F16 ? 2e-3 : 1e-2;
+}
+
+struct Conv {
+  int64_t stride[2] = {1, 1}, padding[2] = {0, 0}, dilation[2] = {1, 1};
+  int64_t groups = 1;
+  // Borrows this Conv's lists: keep it alive until the call returns.
+  std::vector<Attr> Attrs() const {
+    return {Attr(absl::Span<const int64_t>(stride, 2)),
+            Attr(absl::Span<const int64_t>(padding, 2)),
+            Attr(absl::Span<const int64_t>(dilation, 2)), Attr(groups)};
+  }
+};
+
+// out[n, k, i, j] = bias[k] + Σ x[n, g·Cg + c, i·s − p + r·d, …] · w[k, c, r, t]
+std::vector<double> Reference(const Host& x, const Host& w, const Host* bias,
+                              const Conv& c, std::vector<int64_t>* shape) {
+  const int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const int64_t K = w.shape[0], Cg = w.shape[1], R = w.shape[2], S = w.shape[3];
+  const int64_t OH = (H + 2 * c.padding[0] - c.dilation[0] * (R - 1) - 1) / c.stride[0] + 1;
+  const int64_t OW = (W + 2 * c.padding[1] - c.dilation[1] * (S - 1) - 1) / c.stride[1] + 1;
+  *shape = {N, K, OH, OW};
+  const int64_t Kg = K / c.groups;
+  std::vector<double> out(N * K * OH * OW);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = 0; i < OH; ++i)
+        for (int64_t j = 0; j < OW; ++j) {
+          double s = bias != nullptr ? bias->values[k] : 0.0;
+          const int64_t g = k / Kg;
+          for (int64_t ch = 0; ch < Cg; ++ch)
+            for (int64_t r = 0; r < R; ++r)
+              for (int64_t t = 0; t < S; ++t) {
+                const int64_t h = i * c.stride[0] - c.padding[0] + r * c.dilation[0];
+                const int64_t v = j * c.stride[1] - c.padding[1] + t * c.dilation[1];
+                if (h < 0 || h >= H || v < 0 || v >= W) continue;
+                s += x.values[((n * C + g * Cg + ch) * H + h) * W + v] *
+                     w.values[((k * Cg + ch) * R + r) * S + t];
+              }
+          out[((n * K + k) * OH + i) * OW + j] = s;
+        }
+  (void)C;
+  return out;
+}
+
+class CudaConv2dTest : public ::testing::TestWithParam<sy_dtype_t> {
+ protected:
+  void SetUp() override {
+    SY_SKIP_WITHOUT_CUDA();
+    absl::StatusOr<std::string> how = Env().runtime->Explain(
+        Env().runtime->FindOp("conv2d").value(), {Probe(), Probe4(), Tensor()},
+        Conv().Attrs());
+    if (!how.ok() || how->find("cuda") == std::string::npos) {
+      GTEST_SKIP() << "conv2d is not registered on cuda (no cuDNN?): "
+                   << (how.ok() ? *how : how.status().ToString());
+    }
+  }
+  static Tensor Probe() {
+    Host h;
+    return Upload(SY_DTYPE_F32, {1, 1, 3, 3}, 1, &h);
+  }
+  static Tensor Probe4() {
+    Host h;
+    return Upload(SY_DTYPE_F32, {1, 1, 1, 1}, 2, &h);
+  }
+  OpHandle Op() { return Env().runtime->FindOp("conv2d").value(); }
+};
+
+TEST_P(CudaConv2dTest, GroupsStridePaddingDilationBias) {
+  const sy_dtype_t dtype = GetParam();
+  Host x, w, b;
+  Tensor tx = Upload(dtype, {2, 8, 13, 11}, 101, &x);
+  Tensor tw = Upload(dtype, {12, 4, 3, 3}, 102, &w);
+  Tensor tb = Upload(dtype, {12}, 103, &b);
+  Conv c;
+  c.stride[0] = 2;
+  c.padding[0] = 1;
+  c.padding[1] = 2;
+  c.dilation[1] = 2;
+  c.groups = 2;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, &b, c, &shape);
+  std::vector<Tensor> out = Env().runtime->Call(Op(), {tx, tw, tb}, c.Attrs()).value();
+  EXPECT_EQ(std::vector<int64_t>(out[0].shape().begin(), out[0].shape().end()), shape);
+  EXPECT_LT(RelativeError(Download(out[0]), want), Tolerance(dtype));
+}
+
+TEST_P(CudaConv2dTest, DepthwiseWithoutBias) {
+  const sy_dtype_t dtype = GetParam();
+  Host x, w;
+  Tensor tx = Upload(dtype, {3, 16, 9, 10}, 111, &x);
+  Tensor tw = Upload(dtype, {16, 1, 5, 3}, 112, &w);
+  Conv c;
+  c.padding[0] = 2;
+  c.padding[1] = 1;
+  c.groups = 16;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, nullptr, c, &shape);
+  std::vector<Tensor> out =
+      Env().runtime->Call(Op(), {tx, tw, Tensor()}, c.Attrs()).value();
+  EXPECT_LT(RelativeError(Download(out[0]), want), Tolerance(dtype));
+}
+
+// x given as a permuted view of an NHWC tensor, weight as a slice of a
+// larger one: both are packed before cuDNN sees them.
+TEST_P(CudaConv2dTest, ViewInputs) {
+  const sy_dtype_t dtype = GetParam();
+  Runtime& rt = *Env().runtime;
+  Host nhwc, wide, b;
+  Tensor t_nhwc = Upload(dtype, {2, 7, 6, 5}, 121, &nhwc);
+  Tensor t_wide = Upload(dtype, {9, 5, 3, 3}, 122, &wide);
+  Tensor tb = Upload(dtype, {4}, 123, &b);
+  Tensor tx = rt.Call(rt.FindOp("permute").value(), {t_nhwc},
+                      {Attr(std::vector<int64_t>{0, 3, 1, 2})})
+                  .value()[0];
+  // Rows 1, 3, 5, 7 of the wide weight: slice(dim 0, 1, 9, step 2).
+  Tensor tw = rt.Call(rt.FindOp("slice").value(), {t_wide},
+                      {Attr(0), Attr(1), Attr(int64_t{9}), Attr(2)})
+                  .value()[0];
+  Host x, w;
+  x.shape = {2, 5, 7, 6};
+  x.values.resize(2 * 5 * 7 * 6);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t ch = 0; ch < 5; ++ch)
+      for (int64_t h = 0; h < 7; ++h)
+        for (int64_t v = 0; v < 6; ++v)
+          x.values[((n * 5 + ch) * 7 + h) * 6 + v] =
+              nhwc.values[((n * 7 + h) * 6 + v) * 5 + ch];
+  w.shape = {4, 5, 3, 3};
+  for (int64_t k = 0; k < 4; ++k)
+    for (int64_t i = 0; i < 45; ++i) w.values.push_back(wide.values[(2 * k + 1) * 45 + i]);
+  Conv c;
+  c.padding[0] = c.padding[1] = 1;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, &b, c, &shape);
+  std::vector<Tensor> out = rt.Call(Op(), {tx, tw, tb}, c.Attrs()).value();
+  EXPECT_LT(RelativeError(Download(out[0]), want), Tolerance(dtype));
+}
+
+// The result written into a permuted view (NHWC storage seen as NCHW).
+TEST_P(CudaConv2dTest, StridedOutput) {
+  const sy_dtype_t dtype = GetParam();
+  Runtime& rt = *Env().runtime;
+  Host x, w, b;
+  Tensor tx = Upload(dtype, {2, 3, 8, 8}, 131, &x);
+  Tensor tw = Upload(dtype, {6, 3, 3, 3}, 132, &w);
+  Tensor tb = Upload(dtype, {6}, 133, &b);
+  Conv c;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, &b, c, &shape);
+  Tensor storage = rt.Empty(*Env().cuda, dtype, {2, 6, 6, 6}).value();  // N OH OW K
+  Tensor view = rt.Call(rt.FindOp("permute").value(), {storage},
+                        {Attr(std::vector<int64_t>{0, 3, 1, 2})})
+                    .value()[0];
+  absl::Status st = rt.CallOut(Op(), {tx, tw, tb}, c.Attrs(), {view});
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_LT(RelativeError(Download(view), want), Tolerance(dtype));
+}
+
+TEST_P(CudaConv2dTest, EmptyBatch) {
+  const sy_dtype_t dtype = GetParam();
+  Host x, w, b;
+  Tensor tx = Upload(dtype, {0, 3, 5, 5}, 141, &x);
+  Tensor tw = Upload(dtype, {2, 3, 3, 3}, 142, &w);
+  Tensor tb = Upload(dtype, {2}, 143, &b);
+  std::vector<Tensor> out =
+      Env().runtime->Call(Op(), {tx, tw, tb}, Conv().Attrs()).value();
+  EXPECT_EQ(out[0].numel(), 0);
+  EXPECT_EQ(out[0].ndim(), 4);
+}
+
+TEST_P(CudaConv2dTest, RefusesGroupsThatDoNotDivideTheChannels) {
+  const sy_dtype_t dtype = GetParam();
+  Host x, w;
+  Tensor tx = Upload(dtype, {1, 4, 5, 5}, 151, &x);
+  Tensor tw = Upload(dtype, {6, 2, 3, 3}, 152, &w);
+  Conv c;
+  c.groups = 3;
+  absl::StatusOr<std::vector<Tensor>> out =
+      Env().runtime->Call(Op(), {tx, tw, Tensor()}, c.Attrs());
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("not a multiple of groups=3"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CudaConv2dTest,
+                         ::testing::Values(SY_DTYPE_F32, SY_DTYPE_F16,
+                                           SY_DTYPE_BF16),
+                         [](const auto& info) {
+                           return std::string(plugin::DtypeName(info.param));
+                         });
+
+// With a GPU and cuDNN, load says which cuDNN it took.
+TEST(CudaConv2dLoad, LogsTheCudnnItLoaded) {
+  SY_SKIP_WITHOUT_CUDA();
+  bool registered = false, absent = false;
+  for (const std::string& line : Env().load_log) {
+    registered |= line.find("): conv2d registered") != std::string::npos;
+    absent |= line.find("conv2d not registered") != std::string::npos;
+  }
+  EXPECT_NE(registered, absent) << "the cuda plugin should say either way";
+}
+
+}  // namespace
+}  // namespace sy::cuda_test
