@@ -9,9 +9,12 @@
 #            instrumented, and CI has no GPU) and every test under
 #            AddressSanitizer + UBSan (+ LeakSanitizer)
 #   tsan     the suites labelled "threads" under ThreadSanitizer: the
-#            dispatcher's (registration concurrent with calls) and the
-#            stress test (8 threads calling while plugins load); building
-#            every suite a third time would not fit CI's budget on 2 cores
+#            dispatcher's (registration concurrent with calls), the stress
+#            test (8 threads calling while plugins load), the C API's
+#            suite (shared handles, destroy while calling) and the cpu
+#            plugin's threaded tests (its pool; matmul and conv2d split
+#            over it); the single-threaded numerics suites are left to
+#            release and asan (under TSan the cpu suite alone takes 9 min)
 #   fuzz     the libFuzzer targets for a bounded time (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +32,8 @@ for pass in "${passes[@]}"; do
       echo "=== tsan: build (the \"threads\" suites)"
       cmake --preset tsan >/dev/null
       cmake --build --preset tsan -j "$jobs" --target \
-        dispatcher_test stress_test cpu switchyard_test_plugins
+        dispatcher_test stress_test cpu_plugin_test c_api_test cpu \
+        switchyard_test_plugins
       echo "=== tsan: test"
       ctest --preset tsan -j "$jobs" --timeout 900 -L threads
       ;;

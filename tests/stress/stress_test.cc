@@ -156,8 +156,10 @@ TEST(StressTest, EightThreadsCallOpsWhilePluginsLoadAndUnload) {
               "RSS %.1f MiB after warm-up, %.1f MiB at the end (%+.2f MiB)\n",
               done.load(), kThreads, reloads.load(), rss_after_warmup / 1048576.0,
               rss_at_end / 1048576.0, growth_mib);
-#if !defined(__SANITIZE_ADDRESS__)
-  // ASan keeps freed memory in quarantine, resident by design.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // Checked in plain builds only: ASan keeps freed memory in quarantine and
+  // TSan grows its shadow and race-detection history as the run goes, both
+  // resident by design (+4.6 MiB over 200k calls under TSan on CI).
   EXPECT_LT(growth_mib, 2.0);
 #endif
 }
