@@ -1,5 +1,5 @@
 // conv2d through cuDNN's legacy API (conv2d.h): check the call, describe
-// the tensors, pick an algorithm from cuDNN's cached heuristic ranking,
+// the tensors, pick the algorithm (searched once per problem, cached),
 // run, add the bias.
 #include "kernels/conv2d.h"
 
