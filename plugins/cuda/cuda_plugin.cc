@@ -61,8 +61,7 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
     return nullptr;
   }
   Log(host, context, SY_LOG_INFO,
-      StrCat("cuDNN ", cudnn->version / 10000, ".", (cudnn->version / 100) % 100,
-             ".", cudnn->version % 100, " (", cudnn->path,
+      StrCat("cuDNN ", CudnnVersionString(cudnn->version), " (", cudnn->path,
              "): conv2d registered"));
   return plugin::RegisterKernels(host, context, "cuda", Conv2dKernels());
 }

@@ -206,18 +206,27 @@ sy_error_t* TensorDesc(Descriptors& d, sy_dtype_t dtype, const int64_t* shape,
                     kOp, StrCat("describing ", what, " failed"));
 }
 
+// The element strides of a packed (row-major) 4-d tensor of `shape`.
+void PackedStrides(const int64_t* shape, int64_t* strides) {
+  int64_t next = 1;
+  for (int i = 3; i >= 0; --i) {
+    strides[i] = next;
+    next *= shape[i];
+  }
+}
+
 // A packed NCHW pointer to a 4-d tensor (`shape`, element `strides`): the
 // data itself when it is already packed, else a temporary filled by
 // CopyStrided4d.
 sy_error_t* Packed(Temporaries& temps, const void* data, const int64_t* shape,
                    const int64_t* strides, sy_dtype_t dtype,
                    std::string_view what, const void** out) {
-  int64_t dense[4], expected = 1, n = 1;
+  int64_t dense[4];
+  PackedStrides(shape, dense);
+  int64_t n = 1;
   bool packed = true;
-  for (int i = 3; i >= 0; --i) {
-    dense[i] = expected;
-    if (shape[i] != 1 && strides[i] != expected) packed = false;
-    expected *= shape[i];
+  for (int i = 0; i < 4; ++i) {
+    if (shape[i] != 1 && strides[i] != dense[i]) packed = false;
     n *= shape[i];
   }
   if (packed || n == 0) {
@@ -468,11 +477,8 @@ sy_error_t* Conv2dImpl(const sy_kernel_call_t* call, sy_dtype_t dtype) {
         kOp, "adding the bias failed"));
   }
   if (!y_packed) {
-    int64_t dense[4], expected = 1;
-    for (int i = 3; i >= 0; --i) {
-      dense[i] = expected;
-      expected *= p.y[i];
-    }
+    int64_t dense[4];
+    PackedStrides(p.y, dense);
     SY_PLUGIN_RETURN_IF_ERROR(CudaError(
         CopyStrided4d(y_data, dense, DataPtr<char>(y), y.strides, p.y,
                       plugin::DtypeSize(dtype), stream->stream),

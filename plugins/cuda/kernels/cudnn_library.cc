@@ -22,11 +22,6 @@ using ::sy::plugin::StrCat;
 
 constexpr const char* kDefaultLibrary = "libcudnn.so.9";
 
-std::string VersionString(size_t v) {
-  // cuDNN 9 encodes major*10000 + minor*100 + patch.
-  return StrCat(v / 10000, ".", (v / 100) % 100, ".", v % 100);
-}
-
 struct Loaded {
   CudnnLibrary lib;
   bool ok = false;
@@ -76,7 +71,7 @@ Loaded LoadOnce() {
 #undef SY_CUDNN_RESOLVE
   if (lib.cudnnGetVersion != nullptr) lib.version = lib.cudnnGetVersion();
   if (lib.version != 0 && lib.version < kMinCudnnVersion) {
-    out.why_not = StrCat("cuDNN ", VersionString(lib.version), " (", path,
+    out.why_not = StrCat("cuDNN ", CudnnVersionString(lib.version), " (", path,
                          ") is too old; cuDNN 9 or newer is needed");
     return out;  // the library stays open: harmless, and dlclose is risky
   }
@@ -101,6 +96,11 @@ Pool& ThePool() {
 }
 
 }  // namespace
+
+std::string CudnnVersionString(size_t version) {
+  // cuDNN 9 encodes major*10000 + minor*100 + patch.
+  return StrCat(version / 10000, ".", (version / 100) % 100, ".", version % 100);
+}
 
 const CudnnLibrary* CudnnLibrary::Get(std::string* why_not) {
   static const Loaded loaded = LoadOnce();

@@ -65,6 +65,9 @@ struct CudnnLibrary {
   static const CudnnLibrary* Get(std::string* why_not);
 };
 
+// cudnnGetVersion()'s number as "9.19.0".
+std::string CudnnVersionString(size_t version);
+
 // NULL for CUDNN_STATUS_SUCCESS; otherwise "cuda plugin: <op>: <what>
 // (cuDNN: <cudnnGetErrorString>); <advice>". NOT_SUPPORTED becomes
 // UNIMPLEMENTED, BAD_PARAM INVALID_ARGUMENT, allocation failures
