@@ -155,16 +155,16 @@ SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context, int32_t i
     }
     absl::StatusOr<const sy::capi::RecordEntry*> entry = (*state)->Record(index);
     if (!entry.ok()) return entry.status();
-    const sy::LoadRecord& r = (*entry)->record;
+    const sy::core::LoadRecord& r = (*entry)->record;
     sy_plugin_record_t full{};
     full.name = r.name.c_str();
     full.manifest_path = r.manifest_path.c_str();
     full.library_path = r.library_path.c_str();
-    full.outcome = r.outcome == sy::LoadOutcome::kLoaded   ? SY_LOAD_LOADED
-                   : r.outcome == sy::LoadOutcome::kFailed ? SY_LOAD_FAILED
+    full.outcome = r.outcome == sy::core::LoadOutcome::kLoaded   ? SY_LOAD_LOADED
+                   : r.outcome == sy::core::LoadOutcome::kFailed ? SY_LOAD_FAILED
                                                            : SY_LOAD_SKIPPED;
     full.requested = r.requested ? 1 : 0;
-    full.stage = sy::LoadStageName(r.stage);
+    full.stage = sy::core::LoadStageName(r.stage);
     full.reason = r.reason.c_str();
     full.description = (*entry)->description.c_str();
     full.plugin_version = r.plugin_version.c_str();
@@ -197,7 +197,7 @@ SY_API sy_status_code_t sy_context_synchronize(sy_context_t context) {
   return Guard("sy_context_synchronize", [&]() -> absl::Status {
     auto state = HandleTable::Instance().FindContext(Token(context), "context");
     if (!state.ok()) return state.status();
-    for (sy::Device* device : (*state)->runtime->Devices()) {
+    for (sy::core::Device* device : (*state)->runtime->Devices()) {
       if (absl::Status s = device->Synchronize(); !s.ok()) return s;
     }
     return absl::OkStatus();

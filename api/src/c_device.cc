@@ -63,7 +63,7 @@ SY_API sy_status_code_t sy_device_get(sy_context_t context, int32_t index,
     auto state = HandleTable::Instance().FindContext(Token(context), "context");
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_device, "out_device"); !s.ok()) return s;
-    std::vector<sy::Device*> devices = (*state)->runtime->Devices();
+    std::vector<sy::core::Device*> devices = (*state)->runtime->Devices();
     if (index < 0 || static_cast<size_t>(index) >= devices.size()) {
       return absl::OutOfRangeError(absl::StrCat(
           "device index ", index, " is out of range: there are ", devices.size(),
@@ -83,7 +83,7 @@ SY_API sy_status_code_t sy_device_find(sy_context_t context, const char* spec,
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(spec, "spec"); !s.ok()) return s;
     if (absl::Status s = CheckNotNull(out_device, "out_device"); !s.ok()) return s;
-    absl::StatusOr<sy::Device*> device = (*state)->runtime->GetDevice(spec);
+    absl::StatusOr<sy::core::Device*> device = (*state)->runtime->GetDevice(spec);
     if (!device.ok()) return device.status();
     absl::StatusOr<uint64_t> handle = (*state)->DeviceHandle(*device);
     if (!handle.ok()) return handle.status();
@@ -141,7 +141,7 @@ SY_API sy_status_code_t sy_device_allocator_stats(sy_device_handle_t device,
         !s.ok()) {
       return s;
     }
-    const sy::AllocatorStats stats = live->device->allocator().stats();
+    const sy::core::AllocatorStats stats = live->device->allocator().stats();
     sy_allocator_stats_t full{};
     full.allocated_bytes = stats.allocated_bytes;
     full.reserved_bytes = stats.reserved_bytes;

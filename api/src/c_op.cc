@@ -11,7 +11,7 @@
 namespace sy::capi {
 namespace {
 
-// The C enum mirrors sy::ArgKind one to one.
+// The C enum mirrors sy::core::ArgKind one to one.
 static_assert(SY_ARG_TENSOR == static_cast<int>(ArgKind::kTensor));
 static_assert(SY_ARG_TENSOR_LIST == static_cast<int>(ArgKind::kTensorList));
 static_assert(SY_ARG_INT == static_cast<int>(ArgKind::kInt));
@@ -46,7 +46,7 @@ SY_API sy_status_code_t sy_op_find(sy_context_t context, const char* name,
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(name, "name"); !s.ok()) return s;
     if (absl::Status s = CheckNotNull(out_op, "out_op"); !s.ok()) return s;
-    absl::StatusOr<sy::OpHandle> op = (*state)->runtime->FindOp(name);
+    absl::StatusOr<sy::core::OpHandle> op = (*state)->runtime->FindOp(name);
     if (!op.ok()) return op.status();
     return sy::capi::PutOp(**state, op->def(), out_op);
   });
@@ -68,7 +68,7 @@ SY_API sy_status_code_t sy_op_get(sy_context_t context, int32_t index,
     auto state = HandleTable::Instance().FindContext(Token(context), "context");
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_op, "out_op"); !s.ok()) return s;
-    std::vector<sy::OpDef*> ops = (*state)->runtime->state().ops.All();
+    std::vector<sy::core::OpDef*> ops = (*state)->runtime->state().ops.All();
     if (index < 0 || static_cast<size_t>(index) >= ops.size()) {
       return absl::OutOfRangeError(absl::StrCat(
           "op index ", index, " is out of range: there are ", ops.size(),
@@ -88,7 +88,7 @@ SY_API sy_status_code_t sy_op_get_info(sy_op_t op, sy_op_info_t* out_info) {
       return s;
     }
     const sy::capi::OpEntry& e = *ref->entry;
-    const sy::Schema& schema = e.def->schema();
+    const sy::core::Schema& schema = e.def->schema();
     sy_op_info_t full{};
     full.full_name = e.def->full_name().c_str();
     full.ns = schema.ns.c_str();
@@ -118,13 +118,13 @@ SY_API sy_status_code_t sy_op_get_arg(sy_op_t op, int32_t index,
       return s;
     }
     const sy::capi::OpEntry& e = *ref->entry;
-    const sy::Schema& schema = e.def->schema();
+    const sy::core::Schema& schema = e.def->schema();
     if (index < 0 || static_cast<size_t>(index) >= schema.args.size()) {
       return absl::OutOfRangeError(absl::StrCat(
           e.def->full_name(), ": argument index ", index, " is out of range: it has ",
           schema.args.size(), " arguments"));
     }
-    const sy::SchemaArg& arg = schema.args[index];
+    const sy::core::SchemaArg& arg = schema.args[index];
     sy_op_arg_t full{};
     full.name = arg.name.c_str();
     full.kind = static_cast<int32_t>(arg.kind);

@@ -1,5 +1,5 @@
 // sy_op_call, sy_op_call_out, sy_op_explain: turning C handles and
-// attributes into a sy::Runtime call.
+// attributes into a sy::core::Runtime call.
 #include <string>
 #include <vector>
 
@@ -110,15 +110,15 @@ SY_API sy_status_code_t sy_op_call(sy_op_t op, const sy_tensor_t* inputs,
   return Guard("sy_op_call", [&]() -> absl::Status {
     auto call = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs);
     if (!call.ok()) return call.status();
-    const sy::OpDef& def = *call->op.entry->def;
+    const sy::core::OpDef& def = *call->op.entry->def;
     if (absl::Status s = sy::capi::CheckOutputCount(def, out_outputs, num_outputs,
                                                    "out_outputs");
         !s.ok()) {
       return s;
     }
     auto& runtime = *call->op.context->runtime;
-    absl::StatusOr<std::vector<sy::Tensor>> outputs =
-        runtime.Call(sy::OpHandle(call->op.entry->def), call->inputs, call->attrs,
+    absl::StatusOr<std::vector<sy::core::Tensor>> outputs =
+        runtime.Call(sy::core::OpHandle(call->op.entry->def), call->inputs, call->attrs,
                      call->list_sizes);
     if (!outputs.ok()) return outputs.status();
     std::vector<uint64_t> tokens(outputs->size());
@@ -139,7 +139,7 @@ SY_API sy_status_code_t sy_op_call_out(sy_op_t op, const sy_tensor_t* inputs,
   return Guard("sy_op_call_out", [&]() -> absl::Status {
     auto call = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs);
     if (!call.ok()) return call.status();
-    const sy::OpDef& def = *call->op.entry->def;
+    const sy::core::OpDef& def = *call->op.entry->def;
     if (absl::Status s =
             sy::capi::CheckOutputCount(def, outputs, num_outputs, "outputs");
         !s.ok()) {
@@ -161,7 +161,7 @@ SY_API sy_status_code_t sy_op_call_out(sy_op_t op, const sy_tensor_t* inputs,
             def.full_name(), ": output #", i, " is NULL; pass a tensor handle"));
       }
     }
-    return call->op.context->runtime->CallOut(sy::OpHandle(call->op.entry->def),
+    return call->op.context->runtime->CallOut(sy::core::OpHandle(call->op.entry->def),
                                               call->inputs, call->attrs, out,
                                               call->list_sizes);
   });
@@ -175,7 +175,7 @@ SY_API sy_status_code_t sy_op_explain(sy_op_t op, const sy_tensor_t* inputs,
     if (!call.ok()) return call.status();
     if (absl::Status s = sy::capi::CheckNotNull(out_text, "out_text"); !s.ok()) return s;
     absl::StatusOr<std::string> text = call->op.context->runtime->Explain(
-        sy::OpHandle(call->op.entry->def), call->inputs, call->attrs,
+        sy::core::OpHandle(call->op.entry->def), call->inputs, call->attrs,
         call->list_sizes);
     if (!text.ok()) return text.status();
     *out_text = sy::capi::KeepThreadText(*std::move(text));

@@ -68,12 +68,12 @@ SY_API sy_status_code_t sy_tensor_empty(sy_device_handle_t device, sy_dtype_t dt
                                         sy_tensor_t* out_tensor) {
   return Guard("sy_tensor_empty", [&]() -> absl::Status {
     std::shared_ptr<sy::capi::ContextState> context;
-    absl::StatusOr<sy::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
+    absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     auto dims = sy::capi::ShapeArg(shape, ndim);
     if (!dims.ok()) return dims.status();
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
-    absl::StatusOr<sy::Tensor> tensor = context->runtime->Empty(**dev, dtype, *dims);
+    absl::StatusOr<sy::core::Tensor> tensor = context->runtime->Empty(**dev, dtype, *dims);
     if (!tensor.ok()) return tensor.status();
     absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *tensor);
     if (!handle.ok()) return handle.status();
@@ -88,12 +88,12 @@ SY_API sy_status_code_t sy_tensor_from_host(sy_device_handle_t device,
                                             size_t nbytes, sy_tensor_t* out_tensor) {
   return Guard("sy_tensor_from_host", [&]() -> absl::Status {
     std::shared_ptr<sy::capi::ContextState> context;
-    absl::StatusOr<sy::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
+    absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     auto dims = sy::capi::ShapeArg(shape, ndim);
     if (!dims.ok()) return dims.status();
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
-    absl::StatusOr<sy::Tensor> tensor =
+    absl::StatusOr<sy::core::Tensor> tensor =
         context->runtime->FromHost(**dev, dtype, *dims, data, nbytes);
     if (!tensor.ok()) return tensor.status();
     absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *tensor);
@@ -119,7 +119,7 @@ SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
     auto ref = sy::capi::FindTensor(tensor);
     if (!ref.ok()) return ref.status();
     std::shared_ptr<sy::capi::ContextState> context;
-    absl::StatusOr<sy::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
+    absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     if (context != ref->context) {
       return absl::InvalidArgumentError(
@@ -128,7 +128,7 @@ SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
           "sy_tensor_from_host) or DLPack");
     }
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
-    absl::StatusOr<sy::Tensor> moved = context->runtime->To(ref->tensor, **dev);
+    absl::StatusOr<sy::core::Tensor> moved = context->runtime->To(ref->tensor, **dev);
     if (!moved.ok()) return moved.status();
     absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *moved);
     if (!handle.ok()) return handle.status();

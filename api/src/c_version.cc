@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/src/status.h"
 #include "dispatcher/ops/dtype.h"
-#include "dispatcher/version.h"
+#include "dispatcher/base/version.h"
 #include "switchyard/plugin.hpp"
 
 using sy::capi::Guard;
@@ -21,7 +21,7 @@ SY_API sy_status_code_t sy_api_version(uint32_t* out_major, uint32_t* out_minor)
   });
 }
 
-SY_API const char* sy_library_version(void) { return sy::kSwitchyardVersion; }
+SY_API const char* sy_library_version(void) { return sy::core::kSwitchyardVersion; }
 
 SY_API const char* sy_status_code_name(sy_status_code_t code) {
   // A C caller may pass any int; in C++ loading such an enum value is
@@ -36,7 +36,7 @@ SY_API const char* sy_status_code_name(sy_status_code_t code) {
 
 SY_API const char* sy_dtype_name(sy_dtype_t dtype) {
   // DTypeName's views point at string literals, so .data() is NUL-ended.
-  return sy::IsValidDType(dtype) ? sy::DTypeName(dtype).data() : "invalid";
+  return sy::core::IsValidDType(dtype) ? sy::core::DTypeName(dtype).data() : "invalid";
 }
 
 SY_API sy_status_code_t sy_dtype_from_name(const char* name, sy_dtype_t* out_dtype) {
@@ -45,7 +45,7 @@ SY_API sy_status_code_t sy_dtype_from_name(const char* name, sy_dtype_t* out_dty
     if (absl::Status s = sy::capi::CheckNotNull(out_dtype, "out_dtype"); !s.ok()) {
       return s;
     }
-    std::optional<sy_dtype_t> dtype = sy::ParseDType(name);
+    std::optional<sy_dtype_t> dtype = sy::core::ParseDType(name);
     if (!dtype.has_value()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown dtype '", name, "'; use one of f32 f64 f16 bf16 i32 i64 i8 "
@@ -57,6 +57,6 @@ SY_API sy_status_code_t sy_dtype_from_name(const char* name, sy_dtype_t* out_dty
   });
 }
 
-SY_API size_t sy_dtype_size(sy_dtype_t dtype) { return sy::DTypeSize(dtype); }
+SY_API size_t sy_dtype_size(sy_dtype_t dtype) { return sy::core::DTypeSize(dtype); }
 
 }  // extern "C"

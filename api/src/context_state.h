@@ -11,11 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "api/src/status.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "dispatcher/load_record.h"
-#include "dispatcher/op_registry.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/registry/load_record.h"
+#include "dispatcher/registry/op_registry.h"
+#include "dispatcher/runtime/runtime.h"
 #include "switchyard/switchyard.h"
 
 namespace sy::capi {

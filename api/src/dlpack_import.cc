@@ -1,7 +1,7 @@
 // sy_tensor_from_dlpack: a tensor over (or copied from) a DLManagedTensor.
 //
 // Note [Sharing foreign memory]: a tensor over memory that someone else
-// allocated needs a sy::Storage that, instead of returning a block to the
+// allocated needs a sy::core::Storage that, instead of returning a block to the
 // device's caching allocator, calls the DLPack deleter when its last user
 // is gone. That constructor belongs to the dispatcher:
 //   static boost::intrusive_ptr<Storage> Storage::Wrap(
@@ -28,27 +28,6 @@
 
 namespace sy::capi {
 namespace {
-
-template <typename S>
-concept StorageCanWrap = requires(Device& device, void* data, size_t bytes,
-                                  std::function<void()> release) {
-  { S::Wrap(device, data, bytes, std::move(release)) };
-};
-
-// The storage of Note [Sharing foreign memory], or Unimplemented.
-template <typename S = Storage>
-absl::StatusOr<boost::intrusive_ptr<S>> WrapForeign(Device& device, void* data,
-                                                    size_t bytes,
-                                                    std::function<void()> release) {
-  if constexpr (StorageCanWrap<S>) {
-    return boost::intrusive_ptr<S>(S::Wrap(device, data, bytes, std::move(release)));
-  } else {
-    return absl::UnimplementedError(
-        "this build cannot share foreign memory (the dispatcher lacks "
-        "sy::Storage::Wrap); import with SY_DLPACK_SHARE_OR_COPY or "
-        "SY_DLPACK_COPY to copy instead");
-  }
-}
 
 bool HostMemory(int32_t dl_device_type) {
   return dl_device_type == kDLCPU || dl_device_type == kDLCUDAHost ||
@@ -198,11 +177,8 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
       managed->deleter(managed);
     }
   };
-  absl::StatusOr<boost::intrusive_ptr<Storage>> storage =
-      WrapForeign(device, base, bytes, std::move(release));
-  if (!storage.ok()) return storage.status();
   boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
-  impl->storage = *std::move(storage);
+  impl->storage = Storage::Wrap(device, base, bytes, std::move(release));
   impl->meta.dtype = layout.dtype;
   impl->meta.ndim = layout.ndim;
   std::copy(layout.shape, layout.shape + layout.ndim, impl->meta.shape);
@@ -292,8 +268,6 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
 }
 
 }  // namespace
-
-bool CanShareForeignMemory() { return StorageCanWrap<Storage>; }
 
 }  // namespace sy::capi
 

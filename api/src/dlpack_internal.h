@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "api/src/context_state.h"
-#include "dispatcher/tensor.h"
+#include "dispatcher/memory/tensor.h"
 #include "dlpack/dlpack.h"
 
 namespace sy::capi {
@@ -25,10 +25,6 @@ struct ExportedTensor {
 
 // The deleter of every export. Thread-safe; never throws.
 void DeleteExported(DLManagedTensor* managed) noexcept;
-
-// True when this build can make a tensor over foreign memory (DLPack import
-// without a copy); see Note [Sharing foreign memory] in dlpack_import.cc.
-bool CanShareForeignMemory();
 
 }  // namespace sy::capi
 

@@ -27,11 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "api/src/status.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "dispatcher/tensor.h"
+#include "dispatcher/memory/tensor.h"
 
 namespace sy::capi {
 

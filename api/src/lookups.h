@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "api/src/status.h"
 #include "absl/status/statusor.h"
 #include "api/src/context_state.h"
 #include "switchyard/switchyard.h"

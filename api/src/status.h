@@ -11,7 +11,13 @@
 #include "absl/status/status.h"
 #include "switchyard/switchyard.h"
 
+namespace sy::core {}  // declared by the core's headers
+
 namespace sy::capi {
+
+// The C API is a thin layer over the core; its code names core types
+// (Tensor, OpDef, Runtime) unqualified.
+using namespace ::sy::core;  // NOLINT(build/namespaces)
 
 // Records `status` as this thread's last error — its message prefixed with
 // "<function>: " — and returns its code. OK clears the message.

@@ -11,12 +11,12 @@
 
 #include "absl/strings/string_view.h"
 
-namespace sy {
+namespace sy::core {
 
 inline absl::string_view AsAbsl(std::string_view s) {
   return absl::string_view(s.data(), s.size());
 }
 
-}  // namespace sy
+}  // namespace sy::core
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_ABSL_COMPAT_H_

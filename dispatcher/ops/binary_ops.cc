@@ -10,7 +10,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 constexpr int kA = 0, kB = 1;  // tensor arguments of the Tensor overloads
@@ -185,4 +185,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> BinaryOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

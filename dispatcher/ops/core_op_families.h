@@ -10,7 +10,7 @@
 #include "dispatcher/ops/shape_util.h"
 #include "switchyard/plugin.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 
 absl::Span<const CoreOpDef> CreationOps();  // fill copy cast
 absl::Span<const CoreOpDef> UnaryOps();     // neg … gelu
@@ -35,6 +35,6 @@ absl::Status Checked(const ShapeContext& ctx,
   return CheckOutputMetas(ctx, outputs);
 }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_CORE_OP_FAMILIES_H_

@@ -8,7 +8,7 @@
 #include "dispatcher/ops/core_op_families.h"
 #include "dispatcher/ops/shape_context.h"
 
-namespace sy {
+namespace sy::core {
 
 absl::Span<const CoreOpDef> CoreOps() {
   // Built on first use, not in a static initializer, and never destroyed so
@@ -16,9 +16,9 @@ absl::Span<const CoreOpDef> CoreOps() {
   static const std::vector<CoreOpDef>* const ops = [] {
     auto* all = new std::vector<CoreOpDef>;
     for (absl::Span<const CoreOpDef> family :
-         {core_ops::CreationOps(), core_ops::UnaryOps(), core_ops::BinaryOps(),
-          core_ops::ReductionOps(), core_ops::NormOps(), core_ops::LinalgOps(),
-          core_ops::LayoutOps(), core_ops::AttentionOps()}) {
+         {op_set::CreationOps(), op_set::UnaryOps(), op_set::BinaryOps(),
+          op_set::ReductionOps(), op_set::NormOps(), op_set::LinalgOps(),
+          op_set::LayoutOps(), op_set::AttentionOps()}) {
       all->insert(all->end(), family.begin(), family.end());
     }
     return all;
@@ -26,4 +26,4 @@ absl::Span<const CoreOpDef> CoreOps() {
   return *ops;
 }
 
-}  // namespace sy
+}  // namespace sy::core

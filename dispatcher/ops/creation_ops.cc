@@ -13,7 +13,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 // The values an integer dtype holds; false for the other dtypes.
@@ -133,4 +133,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> CreationOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 struct DTypeInfo {
@@ -117,4 +117,4 @@ sy_dtype_t PromoteTypes(sy_dtype_t a, sy_dtype_t b) {
   return SY_DTYPE_BITS(a) >= SY_DTYPE_BITS(b) ? a : b;
 }
 
-}  // namespace sy
+}  // namespace sy::core

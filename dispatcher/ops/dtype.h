@@ -10,7 +10,7 @@
 
 #include "switchyard/common.h"
 
-namespace sy {
+namespace sy::core {
 
 // The nine dtypes of core op set v1, in a dense order used for dispatch keys
 // (index 0 is "none": an omitted optional tensor).
@@ -47,6 +47,6 @@ uint8_t DTypeIndex(sy_dtype_t dtype);
 // SY_DTYPE_NONE when either argument is not a valid dtype.
 sy_dtype_t PromoteTypes(sy_dtype_t a, sy_dtype_t b);
 
-}  // namespace sy
+}  // namespace sy::core
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_DTYPE_H_

@@ -15,7 +15,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 constexpr int kX = 0;
@@ -265,4 +265,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> LayoutOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

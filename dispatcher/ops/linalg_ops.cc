@@ -11,7 +11,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 std::string ShapeText(const sy_tensor_meta_t& t) {
@@ -235,4 +235,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> LinalgOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

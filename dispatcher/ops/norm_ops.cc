@@ -13,7 +13,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 constexpr int kX = 0;
@@ -122,4 +122,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> NormOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

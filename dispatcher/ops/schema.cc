@@ -20,7 +20,7 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/schema_lexer.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using schema_internal::Token;
@@ -373,4 +373,4 @@ absl::StatusOr<Schema> ParseSchema(std::string_view text) {
   return Parser(text).Parse();
 }
 
-}  // namespace sy
+}  // namespace sy::core

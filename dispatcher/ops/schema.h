@@ -28,7 +28,7 @@
 #include "absl/status/statusor.h"
 #include "switchyard/common.h"
 
-namespace sy {
+namespace sy::core {
 
 enum class ArgKind {
   kTensor,      // Tensor
@@ -100,6 +100,6 @@ struct Schema {
 //   argument type (Tensor, int, float, …), found ','
 absl::StatusOr<Schema> ParseSchema(std::string_view text);
 
-}  // namespace sy
+}  // namespace sy::core
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_SCHEMA_H_

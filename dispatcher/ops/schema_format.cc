@@ -13,7 +13,7 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/schema.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 // Shortest text that reads back as the same double (std::to_chars, which
@@ -112,4 +112,4 @@ std::string Schema::ToString() const {
   return out;
 }
 
-}  // namespace sy
+}  // namespace sy::core

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sy::schema_internal {
+namespace sy::core::schema_internal {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -139,4 +139,4 @@ class Lexer {
 
 std::vector<Token> Tokenize(std::string_view text) { return Lexer(text).Run(); }
 
-}  // namespace sy::schema_internal
+}  // namespace sy::core::schema_internal

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sy::schema_internal {
+namespace sy::core::schema_internal {
 
 enum class TokenKind {
   kIdent,   // [A-Za-z_][A-Za-z0-9_]*
@@ -33,6 +33,6 @@ struct Token {
 // there. `text` must outlive the tokens.
 std::vector<Token> Tokenize(std::string_view text);
 
-}  // namespace sy::schema_internal
+}  // namespace sy::core::schema_internal
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_SCHEMA_LEXER_H_

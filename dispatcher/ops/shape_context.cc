@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "dispatcher/ops/absl_compat.h"
 
-namespace sy {
+namespace sy::core {
 
 double ShapeContext::float_attr(int j) const {
   // Binding lets an int stand for a float or Scalar; convert it here so no
@@ -41,4 +41,4 @@ std::string_view ShapeContext::attr_name(int j) const {
   return schema_.args[schema_.attr_args[j]].name;
 }
 
-}  // namespace sy
+}  // namespace sy::core

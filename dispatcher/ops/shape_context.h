@@ -18,7 +18,7 @@
 #include "dispatcher/ops/schema.h"
 #include "switchyard/plugin.h"
 
-namespace sy {
+namespace sy::core {
 
 class ShapeContext {
  public:
@@ -122,6 +122,6 @@ struct CoreOpDef {
 // makes it the one a bare name resolves to.
 absl::Span<const CoreOpDef> CoreOps();
 
-}  // namespace sy
+}  // namespace sy::core
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_SHAPE_CONTEXT_H_

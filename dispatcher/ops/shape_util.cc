@@ -15,7 +15,7 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/shape_context.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 // Broadcasts `b` into the running shape acc[0..rank). Returns 0, or the
@@ -342,4 +342,4 @@ absl::Status CheckOutputMetas(const ShapeContext& ctx,
   return absl::OkStatus();
 }
 
-}  // namespace sy
+}  // namespace sy::core

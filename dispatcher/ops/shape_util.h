@@ -20,7 +20,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "switchyard/plugin.h"
 
-namespace sy {
+namespace sy::core {
 
 // ---- Plain shapes -----------------------------------------------------------
 
@@ -113,6 +113,6 @@ absl::Status CheckInputMetas(const ShapeContext& ctx);
 absl::Status CheckOutputMetas(const ShapeContext& ctx,
                               absl::Span<const sy_tensor_meta_t> outputs);
 
-}  // namespace sy
+}  // namespace sy::core
 
 #endif  // SWITCHYARD_DISPATCHER_OPS_SHAPE_UTIL_H_

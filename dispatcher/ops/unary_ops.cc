@@ -10,7 +10,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "dispatcher/ops/shape_util.h"
 
-namespace sy::core_ops {
+namespace sy::core::op_set {
 namespace {
 
 constexpr int kX = 0;
@@ -70,4 +70,4 @@ constexpr CoreOpDef kOps[] = {
 
 absl::Span<const CoreOpDef> UnaryOps() { return kOps; }
 
-}  // namespace sy::core_ops
+}  // namespace sy::core::op_set

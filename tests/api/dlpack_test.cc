@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "api/src/dlpack_internal.h"  // CanShareForeignMemory
 #include "c_api_test_util.h"
 #include "dlpack/dlpack.h"
 
@@ -125,20 +124,11 @@ struct HostTensor {
   }
 };
 
-TEST_F(DLPackTest, ForeignMemoryIsSharedWhenTheBuildCan) {
+TEST_F(DLPackTest, ForeignMemoryIsShared) {
   HostTensor host(RandomFloats(6, 10), {2, 3}, {});
   sy_tensor_t t = nullptr;
   const sy_status_code_t status =
       sy_tensor_from_dlpack(context_, &host.managed, SY_DLPACK_SHARE, &t);
-  if (!sy::capi::CanShareForeignMemory()) {
-    EXPECT_EQ(status, SY_STATUS_UNIMPLEMENTED);
-    EXPECT_EQ(std::string(sy_last_error_message()),
-              "sy_tensor_from_dlpack: this build cannot share foreign memory (the "
-              "dispatcher lacks sy::Storage::Wrap); import with "
-              "SY_DLPACK_SHARE_OR_COPY or SY_DLPACK_COPY to copy instead");
-    EXPECT_EQ(host.deleted, 0);  // still ours
-    GTEST_SKIP() << "zero-copy import needs sy::Storage::Wrap in dispatcher/tensor.h";
-  }
   ASSERT_EQ(status, SY_STATUS_OK) << sy_last_error_message();
   EXPECT_EQ(DataPtr(t), host.values.data());
   EXPECT_EQ(ReadF32(t), host.values);
@@ -159,7 +149,7 @@ TEST_F(DLPackTest, ShareOrCopyAlwaysGivesTheValues) {
       << sy_last_error_message();
   EXPECT_EQ(ReadF32(t), host.values);
   const bool shared = DataPtr(t) == host.values.data();
-  EXPECT_EQ(shared, sy::capi::CanShareForeignMemory());
+  EXPECT_TRUE(shared);
   EXPECT_EQ(host.deleted, shared ? 0 : 1);  // a copy lets go at once
   ASSERT_EQ(sy_tensor_release(t), SY_STATUS_OK);
   EXPECT_EQ(host.deleted, 1);
@@ -260,7 +250,7 @@ TEST_F(DLPackTest, ExportToAnotherContextIsForeignThere) {
             SY_STATUS_OK)
       << sy_last_error_message();
   EXPECT_EQ(ReadF32(there), data);
-  EXPECT_EQ(DataPtr(there) == DataPtr(t), sy::capi::CanShareForeignMemory());
+  EXPECT_EQ(DataPtr(there), DataPtr(t));
   ASSERT_EQ(sy_context_destroy(other), SY_STATUS_OK);
   EXPECT_EQ(ReadF32(t), data);
 }

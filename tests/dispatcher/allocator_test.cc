@@ -1,13 +1,13 @@
 // The caching allocator over a fake device: reuse, size classes, stats,
 // out-of-memory recovery by emptying the cache.
-#include "dispatcher/caching_allocator.h"
+#include "dispatcher/memory/caching_allocator.h"
 
 #include <cstdlib>
 #include <map>
 
 #include "gtest/gtest.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 struct FakeDevice {
@@ -85,4 +85,4 @@ TEST(CachingAllocatorTest, EmptiesCacheAndRetriesWhenOutOfMemory) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

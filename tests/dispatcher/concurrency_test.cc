@@ -7,7 +7,7 @@
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::MakeF32;
@@ -60,4 +60,4 @@ TEST(ConcurrencyTest, CallsStayCorrectWhileRegistrationChanges) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::MakeF32;
@@ -153,4 +153,4 @@ TEST_F(DispatchTest, HostTransferErrors) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

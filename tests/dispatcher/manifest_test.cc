@@ -1,9 +1,9 @@
 // Manifest validation: every field, with the exact message.
-#include "dispatcher/manifest.h"
+#include "dispatcher/loading/manifest.h"
 
 #include "gtest/gtest.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 std::string Error(const std::string& text) {
@@ -94,4 +94,4 @@ TEST(ManifestTest, MissingFile) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

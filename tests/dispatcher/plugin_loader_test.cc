@@ -2,11 +2,11 @@
 // other plugins keep working.
 #include <string>
 
-#include "dispatcher/plugin_instance.h"
+#include "dispatcher/registry/plugin_instance.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::BrokenManifest;
@@ -330,4 +330,4 @@ TEST(PluginLoaderTest, TwoRuntimesShareOneLibrary) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

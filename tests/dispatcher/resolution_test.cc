@@ -1,11 +1,11 @@
 // Resolution order: pin → autotuned choice → priority → decomposition →
 // cpu fallback → an error naming op, dtypes, device and who has the op.
-#include "dispatcher/kernel_table.h"
+#include "dispatcher/registry/kernel_table.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::MakeF32;
@@ -138,4 +138,4 @@ TEST(CpuFallbackTest, FallbackWithoutCpuKernelStillErrors) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

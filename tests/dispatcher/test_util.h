@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 #include "gtest/gtest.h"
 
 namespace sy::testing {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 inline std::string CpuManifest() {
   return std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json";

@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "dispatcher/manifest.h"
+#include "dispatcher/loading/manifest.h"
 #include "fuzz_check.h"
 #include "nlohmann/json.hpp"
 
@@ -48,12 +48,12 @@ std::string Dump(const nlohmann::json& doc, const char* field) {
                                     nlohmann::json::error_handler_t::replace);
 }
 
-void CheckAgainstJson(const sy::Manifest& m, const std::string& text) {
+void CheckAgainstJson(const sy::core::Manifest& m, const std::string& text) {
   // The parser accepted it, so it is a JSON object.
   const nlohmann::json doc = nlohmann::json::parse(text);
   FUZZ_CHECK(m.path == kPath, "path '%s'", m.path.c_str());
-  FUZZ_CHECK(m.format_version == sy::kManifestFormatVersion &&
-                 doc.at("format_version") == sy::kManifestFormatVersion,
+  FUZZ_CHECK(m.format_version == sy::core::kManifestFormatVersion &&
+                 doc.at("format_version") == sy::core::kManifestFormatVersion,
              "format_version %d accepted (JSON %s)", m.format_version,
              Dump(doc, "format_version").c_str());
 
@@ -103,7 +103,7 @@ void CheckAgainstJson(const sy::Manifest& m, const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<sy::Manifest> parsed = sy::ParseManifest(text, kPath);
+  absl::StatusOr<sy::core::Manifest> parsed = sy::core::ParseManifest(text, kPath);
   if (!parsed.ok()) {
     const absl::Status& status = parsed.status();
     FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument,

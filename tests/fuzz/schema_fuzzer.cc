@@ -33,33 +33,33 @@ bool IsIdentifier(std::string_view s) {
 }
 
 // Whether a default value's type is one the argument's kind allows.
-bool DefaultFitsKind(const sy::SchemaArg& arg) {
-  const sy::DefaultValue& v = arg.default_value;
+bool DefaultFitsKind(const sy::core::SchemaArg& arg) {
+  const sy::core::DefaultValue& v = arg.default_value;
   if (std::holds_alternative<std::monostate>(v)) return arg.optional;
   switch (arg.kind) {
-    case sy::ArgKind::kInt:
+    case sy::core::ArgKind::kInt:
       return std::holds_alternative<int64_t>(v);
-    case sy::ArgKind::kFloat:
+    case sy::core::ArgKind::kFloat:
       return std::holds_alternative<double>(v);
-    case sy::ArgKind::kScalar:
+    case sy::core::ArgKind::kScalar:
       return std::holds_alternative<int64_t>(v) ||
              std::holds_alternative<double>(v);
-    case sy::ArgKind::kBool:
+    case sy::core::ArgKind::kBool:
       return std::holds_alternative<bool>(v);
-    case sy::ArgKind::kIntList:
+    case sy::core::ArgKind::kIntList:
       return std::holds_alternative<std::vector<int64_t>>(v);
-    case sy::ArgKind::kString:
+    case sy::core::ArgKind::kString:
       return std::holds_alternative<std::string>(v);
-    case sy::ArgKind::kDType:
+    case sy::core::ArgKind::kDType:
       return std::holds_alternative<sy_dtype_t>(v);
-    case sy::ArgKind::kTensor:
-    case sy::ArgKind::kTensorList:
+    case sy::core::ArgKind::kTensor:
+    case sy::core::ArgKind::kTensorList:
       return false;  // only None, handled above
   }
   return false;
 }
 
-void CheckRules(const sy::Schema& s, const std::string& text) {
+void CheckRules(const sy::core::Schema& s, const std::string& text) {
   const char* t = text.c_str();
   FUZZ_CHECK(IsIdentifier(s.name), "op name '%s' of '%s'", s.name.c_str(), t);
   FUZZ_CHECK(s.ns.empty() || IsIdentifier(s.ns), "namespace of '%s'", t);
@@ -71,7 +71,7 @@ void CheckRules(const sy::Schema& s, const std::string& text) {
   bool seen_default = false;
   size_t next_tensor = 0, next_attr = 0;
   for (size_t i = 0; i < s.args.size(); ++i) {
-    const sy::SchemaArg& arg = s.args[i];
+    const sy::core::SchemaArg& arg = s.args[i];
     FUZZ_CHECK(IsIdentifier(arg.name), "argument %zu of '%s'", i, t);
     FUZZ_CHECK(names.insert(arg.name).second, "argument '%s' twice in '%s'",
                arg.name.c_str(), t);
@@ -123,7 +123,7 @@ void CheckRules(const sy::Schema& s, const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<sy::Schema> parsed = sy::ParseSchema(text);
+  absl::StatusOr<sy::core::Schema> parsed = sy::core::ParseSchema(text);
   if (!parsed.ok()) {
     const absl::Status& status = parsed.status();
     FUZZ_CHECK(status.code() == absl::StatusCode::kInvalidArgument,
@@ -138,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckRules(*parsed, text);
 
   const std::string canonical = parsed->ToString();
-  absl::StatusOr<sy::Schema> reparsed = sy::ParseSchema(canonical);
+  absl::StatusOr<sy::core::Schema> reparsed = sy::core::ParseSchema(canonical);
   FUZZ_CHECK(reparsed.ok(), "ToString of '%s' is '%s', which does not parse: %s",
              text.c_str(), canonical.c_str(),
              std::string(reparsed.status().message()).c_str());

@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "tests/dispatcher/test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::ExpectCpuAddWorks;
@@ -34,4 +34,4 @@ TEST(HostileLeakTest, LeakingPluginLoadsUnloadsAndReloadsHarmlessly) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "tests/dispatcher/test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::ExpectCpuAddWorks;
@@ -171,4 +171,4 @@ TEST(HostilePluginsTest, WorldWritableFolderIsRefusedUnlessAllowed) {
 // the plugin's library, so this case runs in hostile_leak_test.)
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

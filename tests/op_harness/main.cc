@@ -1,5 +1,5 @@
 // op_harness_test: the op test harness against the cpu plugin, through
-// sy::Runtime, with every kernel required.
+// sy::core::Runtime, with every kernel required.
 //
 //   op_harness_test [gtest flags] [--allow_missing_kernels]
 //

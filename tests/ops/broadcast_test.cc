@@ -16,6 +16,7 @@
 #include "tests/ops/shape_test_util.h"
 
 namespace sy::testing {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // NumPy: "two dimensions are compatible when they are equal, or one of them

@@ -5,7 +5,7 @@
 
 #include "gtest/gtest.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 TEST(DTypeTest, NamesRoundTrip) {
@@ -131,4 +131,4 @@ TEST(DTypeTest, PromotionIsSymmetricAndIdempotent) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -12,7 +12,7 @@
 #include "dispatcher/ops/shape_context.h"
 #include "gtest/gtest.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 TEST(SchemaParserTest, EveryCoreSchemaParsesAndPrintsAsWritten) {
@@ -364,4 +364,4 @@ TEST(SchemaParserTest, BadSchemasGetExactMessages) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -13,6 +13,7 @@
 #include "tests/ops/shape_test_util.h"
 
 namespace sy::testing {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 constexpr sy_dtype_t kF32 = SY_DTYPE_F32, kF64 = SY_DTYPE_F64,

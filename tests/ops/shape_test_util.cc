@@ -18,6 +18,7 @@
 #include "dispatcher/ops/shape_util.h"
 
 namespace sy::testing {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // Turns a schema default into the Value a caller would have passed.

@@ -17,6 +17,7 @@
 #include "switchyard/plugin.h"
 
 namespace sy::testing {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 using Shape = std::vector<int64_t>;
 

@@ -21,7 +21,7 @@
 #include "gtest/gtest.h"
 #include "tests/dispatcher/test_util.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 using ::sy::testing::MakeF32;
@@ -165,4 +165,4 @@ TEST(StressTest, EightThreadsCallOpsWhilePluginsLoadAndUnload) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "dispatcher/call_binding.h"
-#include "dispatcher/plugin_loader.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/dispatch/call_binding.h"
+#include "dispatcher/loading/plugin_loader.h"
+#include "dispatcher/runtime/runtime.h"
 
 #ifdef SWITCHYARD_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -22,20 +22,20 @@
 namespace {
 
 struct Fixture {
-  std::unique_ptr<sy::Runtime> runtime;
-  sy::Device* cpu = nullptr;
-  sy::OpHandle add;
-  sy::Tensor a, b, out;
+  std::unique_ptr<sy::core::Runtime> runtime;
+  sy::core::Device* cpu = nullptr;
+  sy::core::OpHandle add;
+  sy::core::Tensor a, b, out;
 
   static Fixture& Get() {
     static Fixture* fixture = [] {
       auto* f = new Fixture;
-      sy::RuntimeOptions options;
+      sy::core::RuntimeOptions options;
       options.loader.use_environment = false;
       // The cpu plugin alone: the figures are its own, whatever else is built.
       options.loader.use_default_path = false;
-      options.loader.search_paths = {sy::DefaultPluginDirectory() + "/cpu.json"};
-      f->runtime = sy::Runtime::Create(options).value();
+      options.loader.search_paths = {sy::core::DefaultPluginDirectory() + "/cpu.json"};
+      f->runtime = sy::core::Runtime::Create(options).value();
       f->cpu = f->runtime->GetDevice("cpu").value();
       f->add = f->runtime->FindOp("add.Tensor").value();
       const float one = 1.0f, two = 2.0f;
@@ -50,10 +50,10 @@ struct Fixture {
 
 void BM_Direct(benchmark::State& state) {
   Fixture& f = Fixture::Get();
-  const sy::OpDispatch* table = f.add.def()->dispatch();
-  const sy::DispatchKey key = sy::MakeDispatchKey(
+  const sy::core::OpDispatch* table = f.add.def()->dispatch();
+  const sy::core::DispatchKey key = sy::core::MakeDispatchKey(
       f.cpu->type().id(), {SY_DTYPE_F32, SY_DTYPE_F32});
-  const sy::DispatchSlot* slot = table->Find(key);
+  const sy::core::DispatchSlot* slot = table->Find(key);
   sy_tensor_view_t inputs[2] = {f.a.view(), f.b.view()};
   sy_tensor_view_t outputs[1] = {f.out.view()};
   const int32_t offsets[3] = {0, 1, 2};
@@ -78,8 +78,8 @@ BENCHMARK(BM_Direct);
 
 void BM_CallOut(benchmark::State& state) {
   Fixture& f = Fixture::Get();
-  const sy::Tensor inputs[2] = {f.a, f.b};
-  const sy::Tensor outputs[1] = {f.out};
+  const sy::core::Tensor inputs[2] = {f.a, f.b};
+  const sy::core::Tensor outputs[1] = {f.out};
   for (auto _ : state) {
     absl::Status status = f.runtime->CallOut(f.add, inputs, {}, outputs);
     benchmark::DoNotOptimize(status);
@@ -89,7 +89,7 @@ BENCHMARK(BM_CallOut);
 
 void BM_Call(benchmark::State& state) {
   Fixture& f = Fixture::Get();
-  const sy::Tensor inputs[2] = {f.a, f.b};
+  const sy::core::Tensor inputs[2] = {f.a, f.b};
   for (auto _ : state) {
     auto result = f.runtime->Call(f.add, inputs);
     benchmark::DoNotOptimize(result);

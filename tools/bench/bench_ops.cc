@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/plugin_loader.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/loading/plugin_loader.h"
+#include "dispatcher/runtime/runtime.h"
 
 #ifdef SWITCHYARD_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -43,7 +43,7 @@ class Switchyard {
     return *instance;
   }
 
-  sy::Tensor Random(std::vector<int64_t> shape, uint32_t seed) {
+  sy::core::Tensor Random(std::vector<int64_t> shape, uint32_t seed) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     const std::vector<float> data = RandomData(n, seed);
@@ -51,35 +51,35 @@ class Switchyard {
         ->FromHost(*cpu_, SY_DTYPE_F32, shape, data.data(), data.size() * 4)
         .value();
   }
-  sy::Tensor Empty(std::vector<int64_t> shape) {
+  sy::core::Tensor Empty(std::vector<int64_t> shape) {
     return runtime_->Empty(*cpu_, SY_DTYPE_F32, shape).value();
   }
-  sy::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
-  sy::Runtime& runtime() { return *runtime_; }
+  sy::core::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
+  sy::core::Runtime& runtime() { return *runtime_; }
   int threads() const { return cpu_->properties().compute_units; }
 
  private:
   Switchyard() {
-    sy::RuntimeOptions options;
+    sy::core::RuntimeOptions options;
     options.loader.use_environment = false;
     // The cpu plugin alone: the figures are its own, whatever else is built.
     options.loader.use_default_path = false;
-    options.loader.search_paths = {sy::DefaultPluginDirectory() + "/cpu.json"};
-    runtime_ = sy::Runtime::Create(options).value();
+    options.loader.search_paths = {sy::core::DefaultPluginDirectory() + "/cpu.json"};
+    runtime_ = sy::core::Runtime::Create(options).value();
     cpu_ = runtime_->GetDevice("cpu").value();
   }
-  std::unique_ptr<sy::Runtime> runtime_;
-  sy::Device* cpu_ = nullptr;
+  std::unique_ptr<sy::core::Runtime> runtime_;
+  sy::core::Device* cpu_ = nullptr;
 };
 
 // Times `op` on `inputs` into a preallocated `out` of `out_shape`.
 void RunSwitchyard(benchmark::State& state, const char* op,
-                   const std::vector<sy::Tensor>& inputs,
-                   const std::vector<sy::Attr>& attrs,
+                   const std::vector<sy::core::Tensor>& inputs,
+                   const std::vector<sy::core::Attr>& attrs,
                    std::vector<int64_t> out_shape, int64_t items) {
   Switchyard& sy = Switchyard::Get();
-  const sy::OpHandle handle = sy.Op(op);
-  const sy::Tensor outputs[1] = {sy.Empty(std::move(out_shape))};
+  const sy::core::OpHandle handle = sy.Op(op);
+  const sy::core::Tensor outputs[1] = {sy.Empty(std::move(out_shape))};
   for (auto _ : state) {
     absl::Status status = sy.runtime().CallOut(handle, inputs, attrs, outputs);
     if (!status.ok()) {
@@ -108,7 +108,7 @@ void BM_Switchyard_mul(benchmark::State& state) {
 void BM_Switchyard_gelu(benchmark::State& state) {
   Switchyard& sy = Switchyard::Get();
   RunSwitchyard(state, "gelu", {sy.Random({kRows, kCols}, 1)},
-                {sy::Attr("none")}, {kRows, kCols}, kElements);
+                {sy::core::Attr("none")}, {kRows, kCols}, kElements);
 }
 void BM_Switchyard_sum(benchmark::State& state) {
   Switchyard& sy = Switchyard::Get();
@@ -118,13 +118,13 @@ void BM_Switchyard_sum(benchmark::State& state) {
 void BM_Switchyard_softmax(benchmark::State& state) {
   Switchyard& sy = Switchyard::Get();
   RunSwitchyard(state, "softmax", {sy.Random({kRows, kCols}, 1)},
-                {sy::Attr(-1)}, {kRows, kCols}, kElements);
+                {sy::core::Attr(-1)}, {kRows, kCols}, kElements);
 }
 void BM_Switchyard_rms_norm(benchmark::State& state) {
   Switchyard& sy = Switchyard::Get();
   RunSwitchyard(state, "rms_norm",
                 {sy.Random({kRows, kCols}, 1), sy.Random({kCols}, 2)},
-                {sy::Attr(1e-6)}, {kRows, kCols}, kElements);
+                {sy::core::Attr(1e-6)}, {kRows, kCols}, kElements);
 }
 void BM_Switchyard_matmul(benchmark::State& state) {
   Switchyard& sy = Switchyard::Get();

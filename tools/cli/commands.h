@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // Plugins with their load records in plain words, devices, and an op ×
 // device type coverage matrix; or all of it as JSON.

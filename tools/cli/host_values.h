@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // `tensor`'s values, densely in row-major order, as float64: copied to the
 // cpu device and cast there (bool reads as 0/1).

@@ -5,12 +5,12 @@
 #include "CLI/CLI.hpp"
 #include "commands.h"
 #include "probe.h"
-#include "dispatcher/runtime.h"
-#include "dispatcher/version.h"
+#include "dispatcher/runtime/runtime.h"
+#include "dispatcher/base/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Switchyard: an operator dispatcher for deep-learning runtimes"};
-  app.set_version_flag("--version", sy::kSwitchyardVersion);
+  app.set_version_flag("--version", sy::core::kSwitchyardVersion);
   app.require_subcommand(1);
   bool json = false;
   CLI::App* info = app.add_subcommand("info", "Plugins (with load records), devices, op coverage");
@@ -48,12 +48,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   if (*probe_child) return sy::cli::RunProbeChild(probe_manifest);
-  sy::RuntimeOptions options;
+  sy::core::RuntimeOptions options;
   if (probe) {
     constexpr double kProbeTimeoutSeconds = 30;
     options.loader.refused = sy::cli::ProbePlugins(options.loader, kProbeTimeoutSeconds);
   }
-  absl::StatusOr<std::unique_ptr<sy::Runtime>> runtime = sy::Runtime::Create(options);
+  absl::StatusOr<std::unique_ptr<sy::core::Runtime>> runtime = sy::core::Runtime::Create(options);
   if (!runtime.ok()) {
     std::fprintf(stderr, "switchyard: could not start: %s\n",
                  std::string(runtime.status().message()).c_str());

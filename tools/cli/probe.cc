@@ -12,12 +12,13 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "dispatcher/manifest.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/loading/manifest.h"
+#include "dispatcher/runtime/runtime.h"
 
 extern char** environ;
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // How a child ended; `timed_out` when it was killed for taking too long.

@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/load_record.h"
-#include "dispatcher/plugin_loader.h"
+#include "dispatcher/registry/load_record.h"
+#include "dispatcher/loading/plugin_loader.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // The hidden subcommand a probe child runs: `switchyard probe-plugin PATH`.
 inline constexpr const char* kProbeCommand = "probe-plugin";

@@ -10,6 +10,7 @@
 #include "dispatcher/ops/dtype.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view text,

@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/attr.h"
-#include "dispatcher/op_registry.h"
+#include "dispatcher/dispatch/attr.h"
+#include "dispatcher/registry/op_registry.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // "64x128", "64,128" or "2x3x4"; "scalar" (or "") is a 0-d tensor.
 absl::StatusOr<std::vector<int64_t>> ParseShape(std::string_view text);

@@ -18,6 +18,7 @@
 #include "run_args.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 struct Inputs {

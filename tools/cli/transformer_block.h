@@ -17,9 +17,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::cli {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 struct BlockConfig {
   int64_t vocab = 512;

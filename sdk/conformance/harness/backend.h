@@ -1,7 +1,7 @@
 // The backend under test: the one interface through which the harness
 // reaches a device. Everything else in the harness is host code.
 //
-// Implementations: RuntimeBackend (runtime_backend.h) drives sy::Runtime on
+// Implementations: RuntimeBackend (runtime_backend.h) drives sy::core::Runtime on
 // a device spec such as "cpu" or "cuda:0"; the SDK's conformance kit can
 // drive a plugin through the public C API by implementing the same five
 // calls. The interface therefore speaks only standard C++ and the ABI's
@@ -59,7 +59,7 @@ class Result {
   std::optional<T> value_;
 };
 
-// An op attribute as the harness states it. Unlike sy::Attr it owns its
+// An op attribute as the harness states it. Unlike sy::core::Attr it owns its
 // list and string, so cases can be built once and called many times.
 struct AttrValue {
   enum class Kind { kNone, kInt, kFloat, kBool, kInts, kString, kDtype };

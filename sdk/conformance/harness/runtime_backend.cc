@@ -4,10 +4,11 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/attr.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/dispatch/attr.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::op_harness {
+using namespace ::sy::core;  // NOLINT: this backend drives the core directly
 namespace {
 
 Status FromAbsl(const absl::Status& status) {
@@ -38,7 +39,7 @@ std::vector<Tensor> UnwrapAll(std::span<const DeviceTensor> inputs) {
   return out;
 }
 
-// sy::Attr borrows lists and strings; `attrs` outlives the call.
+// sy::core::Attr borrows lists and strings; `attrs` outlives the call.
 std::vector<Attr> ToAttrs(std::span<const AttrValue> attrs) {
   std::vector<Attr> out;
   out.reserve(attrs.size());

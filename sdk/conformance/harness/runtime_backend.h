@@ -1,4 +1,4 @@
-// RuntimeBackend: the backend under test as sy::Runtime sees a device —
+// RuntimeBackend: the backend under test as sy::core::Runtime sees a device —
 // the full core (binding, shape functions, views, decompositions, dispatch)
 // in front of whatever plugins provide the device's kernels.
 #ifndef SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
@@ -10,9 +10,9 @@
 
 #include "sdk/conformance/harness/backend.h"
 
-namespace sy {
+namespace sy::core {
 class Runtime;
-}  // namespace sy
+}  // namespace sy::core
 
 namespace sy::op_harness {
 
@@ -37,7 +37,7 @@ Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
 // (switchyard-conformance). Borrowed: `runtime` must outlive the backend
 // and every tensor it made. Errors: NOT_FOUND for an unknown device.
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackendOn(
-    Runtime& runtime, const std::string& device);
+    core::Runtime& runtime, const std::string& device);
 
 }  // namespace sy::op_harness
 

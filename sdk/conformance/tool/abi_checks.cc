@@ -6,14 +6,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/kernel_table.h"
-#include "dispatcher/elf_exports.h"
-#include "dispatcher/op_registry.h"
+#include "dispatcher/registry/kernel_table.h"
+#include "dispatcher/loading/elf_exports.h"
+#include "dispatcher/registry/op_registry.h"
 #include "dispatcher/ops/dtype.h"
-#include "dispatcher/plugin_instance.h"
+#include "dispatcher/registry/plugin_instance.h"
 #include "switchyard/plugin.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 constexpr char kAbi[] = "abi";

@@ -8,17 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/load_record.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/registry/load_record.h"
+#include "dispatcher/runtime/runtime.h"
 #include "sdk/conformance/tool/plugin_target.h"
 #include "sdk/conformance/tool/report.h"
 
-namespace sy {
+namespace sy::core {
 class OpDef;
 struct KernelEntry;
-}  // namespace sy
+}  // namespace sy::core
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // One kernel the plugin registered, as the runtime's kernel table holds it.
 struct PluginKernel {

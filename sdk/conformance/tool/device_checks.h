@@ -7,10 +7,11 @@
 
 #include <cstdint>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 #include "sdk/conformance/tool/report.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // Adds one check per area to `report`, in section "device <label>":
 // properties; alloc/free (sizes from 1 byte to 1 MiB, alignments 64 and 256,

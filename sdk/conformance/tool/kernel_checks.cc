@@ -12,8 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/kernel_table.h"
-#include "dispatcher/op_registry.h"
+#include "dispatcher/registry/kernel_table.h"
+#include "dispatcher/registry/op_registry.h"
 #include "gtest/gtest.h"
 #include "sdk/conformance/harness/error_cases.h"
 #include "sdk/conformance/harness/harness.h"
@@ -22,6 +22,7 @@
 #include "sdk/conformance/tool/plugin_only_backend.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // Failing tests whose first message is kept, per op.

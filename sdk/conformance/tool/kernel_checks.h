@@ -23,11 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 #include "sdk/conformance/tool/abi_checks.h"
 #include "sdk/conformance/tool/report.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 struct KernelCheckOptions {
   std::string plugin;  // its name, as kernels are qualified: "plugin::kernel"

@@ -20,7 +20,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 #include "nlohmann/json.hpp"
 #include "sdk/conformance/tool/abi_checks.h"
 #include "sdk/conformance/tool/device_checks.h"
@@ -29,6 +29,7 @@
 #include "sdk/conformance/tool/report.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 constexpr int kExitUsage = 2;

@@ -12,12 +12,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/env.h"
-#include "dispatcher/plugin_loader.h"
+#include "dispatcher/base/env.h"
+#include "dispatcher/loading/plugin_loader.h"
 #include "nlohmann/json.hpp"
 #include "switchyard/plugin.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 namespace fs = std::filesystem;

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/manifest.h"
+#include "dispatcher/loading/manifest.h"
 
 namespace sy::conformance {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 struct PluginTarget {
-  sy::Manifest manifest;     // read and validated by the dispatcher's parser
+  sy::core::Manifest manifest;     // read and validated by the dispatcher's parser
   std::string library_path;  // canonical path of the library
   // True when no manifest came with the library and one was written to a
   // temporary folder (removed by ~TemporaryManifest, see below).

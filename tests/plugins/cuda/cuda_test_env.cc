@@ -4,9 +4,10 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "dispatcher/log.h"
+#include "dispatcher/base/log.h"
 
 namespace sy::cuda_test {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 std::string CpuManifest() {
   return std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json";

@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::cuda_test {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 std::string CpuManifest();
 std::string CudaManifest();

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "cuda_test_env.h"
-#include "dispatcher/error.h"
+#include "dispatcher/base/error.h"
 
 namespace sy::cuda_test {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 using ::testing::HasSubstr;

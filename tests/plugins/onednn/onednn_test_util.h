@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 #include "gtest/gtest.h"
 
 namespace sy::onednn_test {
+using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // A host tensor: row-major float64 values (already rounded to `dtype`).
 struct HostTensor {

@@ -1,5 +1,5 @@
 // bench_cuda: what the cuda plugin's ops cost on the GPU, through the whole
-// dispatcher (sy::Runtime::CallOut into preallocated outputs), timed with
+// dispatcher (sy::core::Runtime::CallOut into preallocated outputs), timed with
 // the device's events: warm-up, then the median of `repeats` timings of
 // `inner` back-to-back calls each.
 //
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/error.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/base/error.h"
+#include "dispatcher/runtime/runtime.h"
 #include "switchyard/plugin.hpp"
 
 namespace {
@@ -64,22 +64,22 @@ void Check(const absl::Status& s, const char* what) {
 class Bench {
  public:
   Bench() {
-    sy::RuntimeOptions options;
+    sy::core::RuntimeOptions options;
     options.loader.use_environment = false;
     options.loader.use_default_path = false;
     options.loader.search_paths = {std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json",
                                    std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json"};
-    rt_ = Value(sy::Runtime::Create(options), "runtime");
+    rt_ = Value(sy::core::Runtime::Create(options), "runtime");
     dev_ = Value(rt_->GetDevice("cuda:0"), "cuda:0");
     api_ = &dev_->type().api();
-    Check(sy::TakeError(api_->event_create(api_->device_data, 0, &start_), "event"), "event");
-    Check(sy::TakeError(api_->event_create(api_->device_data, 0, &end_), "event"), "event");
+    Check(sy::core::TakeError(api_->event_create(api_->device_data, 0, &start_), "event"), "event");
+    Check(sy::core::TakeError(api_->event_create(api_->device_data, 0, &end_), "event"), "event");
   }
-  sy::Runtime& rt() { return *rt_; }
-  sy::Device& dev() { return *dev_; }
-  const sy::DeviceProperties& props() const { return dev_->properties(); }
+  sy::core::Runtime& rt() { return *rt_; }
+  sy::core::Device& dev() { return *dev_; }
+  const sy::core::DeviceProperties& props() const { return dev_->properties(); }
 
-  sy::Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
+  sy::core::Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
                     float lo = -2, float hi = 2) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -94,7 +94,7 @@ class Bench {
     for (auto& x : v) x = sy::plugin::BFloat16(dist(gen));
     return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 2), "upload");
   }
-  sy::Tensor Empty(sy_dtype_t dtype, std::vector<int64_t> shape) {
+  sy::core::Tensor Empty(sy_dtype_t dtype, std::vector<int64_t> shape) {
     return Value(rt_->Empty(*dev_, dtype, shape), "empty");
   }
 
@@ -104,12 +104,12 @@ class Bench {
     Check(rt_->Synchronize(*dev_), "sync");
     std::vector<double> ms;
     for (int r = 0; r < g_repeats; ++r) {
-      Check(sy::TakeError(api_->event_record(api_->device_data, start_, dev_->stream()), "rec"), "rec");
+      Check(sy::core::TakeError(api_->event_record(api_->device_data, start_, dev_->stream()), "rec"), "rec");
       for (int i = 0; i < inner; ++i) fn();
-      Check(sy::TakeError(api_->event_record(api_->device_data, end_, dev_->stream()), "rec"), "rec");
-      Check(sy::TakeError(api_->event_synchronize(api_->device_data, end_), "sync"), "sync");
+      Check(sy::core::TakeError(api_->event_record(api_->device_data, end_, dev_->stream()), "rec"), "rec");
+      Check(sy::core::TakeError(api_->event_synchronize(api_->device_data, end_), "sync"), "sync");
       float t = 0;
-      Check(sy::TakeError(api_->event_elapsed_ms(api_->device_data, start_, end_, &t), "elapsed"), "elapsed");
+      Check(sy::core::TakeError(api_->event_elapsed_ms(api_->device_data, start_, end_, &t), "elapsed"), "elapsed");
       ms.push_back(t / inner);
     }
     std::sort(ms.begin(), ms.end());
@@ -133,13 +133,13 @@ class Bench {
   }
 
   void CopyD2D(void* dst, const void* src, size_t bytes) {
-    Check(sy::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
+    Check(sy::core::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
                                            bytes, SY_COPY_DEVICE_TO_DEVICE), "copy"), "copy");
   }
 
  private:
-  std::unique_ptr<sy::Runtime> rt_;
-  sy::Device* dev_ = nullptr;
+  std::unique_ptr<sy::core::Runtime> rt_;
+  sy::core::Device* dev_ = nullptr;
   const sy_device_api_t* api_ = nullptr;
   sy_event_t start_ = nullptr, end_ = nullptr;
 };
@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--only=conv2d") == 0) g_conv2d_only = true;
   }
   Bench b;
-  sy::Runtime& rt = b.rt();
+  sy::core::Runtime& rt = b.rt();
   std::printf("device: %s (%s), %d SMs\n", b.props().name.c_str(),
               b.props().driver_version.c_str(), b.props().compute_units);
   std::printf("| op | shape | dtype | median | rate | vs D2D copy |\n");
@@ -162,12 +162,12 @@ int main(int argc, char** argv) {
 
   // Tiny add: the cost of one dispatch + launch.
   if (!g_conv2d_only) {
-    sy::Tensor x = b.Random(SY_DTYPE_F32, {16}, 1);
-    sy::Tensor y = b.Random(SY_DTYPE_F32, {16}, 2);
-    sy::Tensor out = b.Empty(SY_DTYPE_F32, {16});
-    const sy::OpHandle add = Value(rt.FindOp("add"), "add");
-    const sy::Tensor outs[1] = {out};
-    const std::vector<sy::Tensor> ins = {x, y};
+    sy::core::Tensor x = b.Random(SY_DTYPE_F32, {16}, 1);
+    sy::core::Tensor y = b.Random(SY_DTYPE_F32, {16}, 2);
+    sy::core::Tensor out = b.Empty(SY_DTYPE_F32, {16});
+    const sy::core::OpHandle add = Value(rt.FindOp("add"), "add");
+    const sy::core::Tensor outs[1] = {out};
+    const std::vector<sy::core::Tensor> ins = {x, y};
     auto call = [&] { Check(rt.CallOut(add, ins, {}, outs), "add"); };
     const double host_us = b.HostUsPerCall(call, 2000);
     const double dev_us = b.TimeMs(call, 1000) * 1000;
@@ -180,8 +180,8 @@ int main(int argc, char** argv) {
   const size_t f32_bytes = static_cast<size_t>(R * C) * 4;
   double copy_gbs = 0;
   {
-    sy::Tensor a = b.Random(SY_DTYPE_F32, {R, C}, 3);
-    sy::Tensor c = b.Empty(SY_DTYPE_F32, {R, C});
+    sy::core::Tensor a = b.Random(SY_DTYPE_F32, {R, C}, 3);
+    sy::core::Tensor c = b.Empty(SY_DTYPE_F32, {R, C});
     const double ms = b.TimeMs([&] { b.CopyD2D(c.data(), a.data(), f32_bytes); }, 10);
     copy_gbs = 2.0 * f32_bytes / (ms * 1e-3) / 1e9;
     std::printf("| D2D copy (memcpy_async) | 8192x8192 | f32 | %.3f ms | %.0f GB/s | 1.00 |\n",
@@ -190,16 +190,16 @@ int main(int argc, char** argv) {
 
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     const double bytes = static_cast<double>(R * C) * (dtype == SY_DTYPE_F32 ? 4 : 2);
-    sy::Tensor x = b.Random(dtype, {R, C}, 4);
-    sy::Tensor y = b.Random(dtype, {R, C}, 5);
-    sy::Tensor w = b.Random(dtype, {C}, 6, 0.5f, 1.5f);
-    sy::Tensor bias = b.Random(dtype, {C}, 7);
-    sy::Tensor out = b.Empty(dtype, {R, C});
-    const sy::Tensor outs[1] = {out};
+    sy::core::Tensor x = b.Random(dtype, {R, C}, 4);
+    sy::core::Tensor y = b.Random(dtype, {R, C}, 5);
+    sy::core::Tensor w = b.Random(dtype, {C}, 6, 0.5f, 1.5f);
+    sy::core::Tensor bias = b.Random(dtype, {C}, 7);
+    sy::core::Tensor out = b.Empty(dtype, {R, C});
+    const sy::core::Tensor outs[1] = {out};
     struct Row {
       const char* op;
-      std::vector<sy::Tensor> in;
-      std::vector<sy::Attr> attrs;
+      std::vector<sy::core::Tensor> in;
+      std::vector<sy::core::Attr> attrs;
       double passes;  // tensor-sized reads + writes
     };
     const int64_t norm_shape[1] = {C};
@@ -208,10 +208,10 @@ int main(int argc, char** argv) {
         {"gelu", {x}, {}, 2},
         {"softmax", {x}, {}, 2},
         {"rms_norm", {x, w}, {}, 2},
-        {"layer_norm", {x, w, bias}, {sy::Attr(absl::MakeConstSpan(norm_shape))}, 2},
+        {"layer_norm", {x, w, bias}, {sy::core::Attr(absl::MakeConstSpan(norm_shape))}, 2},
     };
     for (const Row& row : rows) {
-      const sy::OpHandle op = Value(rt.FindOp(row.op), row.op);
+      const sy::core::OpHandle op = Value(rt.FindOp(row.op), row.op);
       const double ms = b.TimeMs(
           [&] { Check(rt.CallOut(op, row.in, row.attrs, outs), row.op); }, 10);
       const double gbs = row.passes * bytes / (ms * 1e-3) / 1e9;
@@ -222,12 +222,12 @@ int main(int argc, char** argv) {
 
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     for (int64_t n : {4096, 8192}) {
-      sy::Tensor a = b.Random(dtype, {n, n}, 8);
-      sy::Tensor c = b.Random(dtype, {n, n}, 9);
-      sy::Tensor out = b.Empty(dtype, {n, n});
-      const sy::Tensor outs[1] = {out};
-      const std::vector<sy::Tensor> ins = {a, c};
-      const sy::OpHandle mm = Value(rt.FindOp("matmul"), "matmul");
+      sy::core::Tensor a = b.Random(dtype, {n, n}, 8);
+      sy::core::Tensor c = b.Random(dtype, {n, n}, 9);
+      sy::core::Tensor out = b.Empty(dtype, {n, n});
+      const sy::core::Tensor outs[1] = {out};
+      const std::vector<sy::core::Tensor> ins = {a, c};
+      const sy::core::OpHandle mm = Value(rt.FindOp("matmul"), "matmul");
       const int inner = dtype == SY_DTYPE_F32 && n == 8192 ? 2 : 5;
       const double ms =
           b.TimeMs([&] { Check(rt.CallOut(mm, ins, {}, outs), "matmul"); }, inner);
@@ -240,22 +240,22 @@ int main(int argc, char** argv) {
   }
 
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
-    const sy::OpHandle conv = Value(rt.FindOp("conv2d"), "conv2d");
+    const sy::core::OpHandle conv = Value(rt.FindOp("conv2d"), "conv2d");
     for (const ConvShape& s : kResnetConvs) {
       const int64_t n = 32;
       const int64_t oh = (s.h + 2 * s.padding - s.kernel) / s.stride + 1;
-      sy::Tensor x = b.Random(dtype, {n, s.c, s.h, s.h}, 10);
-      sy::Tensor w = b.Random(dtype, {s.k, s.c, s.kernel, s.kernel}, 11, -0.1f, 0.1f);
-      sy::Tensor out = b.Empty(dtype, {n, s.k, oh, oh});
-      const sy::Tensor outs[1] = {out};
-      const std::vector<sy::Tensor> ins = {x, w, sy::Tensor()};
+      sy::core::Tensor x = b.Random(dtype, {n, s.c, s.h, s.h}, 10);
+      sy::core::Tensor w = b.Random(dtype, {s.k, s.c, s.kernel, s.kernel}, 11, -0.1f, 0.1f);
+      sy::core::Tensor out = b.Empty(dtype, {n, s.k, oh, oh});
+      const sy::core::Tensor outs[1] = {out};
+      const std::vector<sy::core::Tensor> ins = {x, w, sy::core::Tensor()};
       // Attrs borrow their lists: these outlive the calls.
       const int64_t stride[2] = {s.stride, s.stride};
       const int64_t padding[2] = {s.padding, s.padding};
       const int64_t dilation[2] = {1, 1};
-      const std::vector<sy::Attr> attrs = {
-          sy::Attr(absl::MakeConstSpan(stride)), sy::Attr(absl::MakeConstSpan(padding)),
-          sy::Attr(absl::MakeConstSpan(dilation)), sy::Attr(int64_t{1})};
+      const std::vector<sy::core::Attr> attrs = {
+          sy::core::Attr(absl::MakeConstSpan(stride)), sy::core::Attr(absl::MakeConstSpan(padding)),
+          sy::core::Attr(absl::MakeConstSpan(dilation)), sy::core::Attr(int64_t{1})};
       const double ms =
           b.TimeMs([&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 10);
       const double flops =

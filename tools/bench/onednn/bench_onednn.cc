@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/plugin_loader.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/loading/plugin_loader.h"
+#include "dispatcher/runtime/runtime.h"
 
 #ifdef SWITCHYARD_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -55,43 +55,43 @@ class Backend {
     return *b;
   }
 
-  sy::Tensor Random(const std::vector<int64_t>& shape, uint32_t seed) {
+  sy::core::Tensor Random(const std::vector<int64_t>& shape, uint32_t seed) {
     const std::vector<float> data = RandomData(Numel(shape), seed);
     return runtime_->FromHost(*cpu_, SY_DTYPE_F32, shape, data.data(),
                               data.size() * sizeof(float))
         .value();
   }
-  sy::Tensor Empty(const std::vector<int64_t>& shape) {
+  sy::core::Tensor Empty(const std::vector<int64_t>& shape) {
     return runtime_->Empty(*cpu_, SY_DTYPE_F32, shape).value();
   }
-  sy::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
-  sy::Runtime& runtime() { return *runtime_; }
+  sy::core::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
+  sy::core::Runtime& runtime() { return *runtime_; }
   int threads() const { return cpu_->properties().compute_units; }
 
  private:
   explicit Backend(const std::vector<std::string>& plugins) {
-    sy::RuntimeOptions options;
+    sy::core::RuntimeOptions options;
     options.loader.use_environment = false;
     options.loader.use_default_path = false;
     for (const std::string& p : plugins) {
-      options.loader.search_paths.push_back(sy::DefaultPluginDirectory() + "/" +
+      options.loader.search_paths.push_back(sy::core::DefaultPluginDirectory() + "/" +
                                             p + ".json");
     }
-    runtime_ = sy::Runtime::Create(options).value();
+    runtime_ = sy::core::Runtime::Create(options).value();
     cpu_ = runtime_->GetDevice("cpu").value();
   }
-  std::unique_ptr<sy::Runtime> runtime_;
-  sy::Device* cpu_ = nullptr;
+  std::unique_ptr<sy::core::Runtime> runtime_;
+  sy::core::Device* cpu_ = nullptr;
 };
 
 // Times `op` into a preallocated output; the first call (primitive
 // creation, JIT) happens before timing.
 void Run(benchmark::State& state, Backend& b, const char* op,
-         const std::vector<sy::Tensor>& inputs,
-         const std::vector<sy::Attr>& attrs, const std::vector<int64_t>& out_shape,
+         const std::vector<sy::core::Tensor>& inputs,
+         const std::vector<sy::core::Attr>& attrs, const std::vector<int64_t>& out_shape,
          int64_t items) {
-  const sy::OpHandle handle = b.Op(op);
-  const sy::Tensor outputs[1] = {b.Empty(out_shape)};
+  const sy::core::OpHandle handle = b.Op(op);
+  const sy::core::Tensor outputs[1] = {b.Empty(out_shape)};
   absl::Status status = b.runtime().CallOut(handle, inputs, attrs, outputs);
   if (!status.ok()) {
     state.SkipWithError(std::string(status.message()).c_str());
@@ -135,23 +135,23 @@ void Conv(benchmark::State& state, Backend& b) {
   const ConvShape& s = kConvShapes[state.range(0)];
   static const int64_t kOnes[2] = {1, 1};
   static const int64_t kPads[2][2] = {{0, 0}, {1, 1}};
-  const std::vector<sy::Attr> attrs = {
-      sy::Attr(absl::Span<const int64_t>(kOnes)),
-      sy::Attr(absl::Span<const int64_t>(kPads[s.pad]))};
+  const std::vector<sy::core::Attr> attrs = {
+      sy::core::Attr(absl::Span<const int64_t>(kOnes)),
+      sy::core::Attr(absl::Span<const int64_t>(kPads[s.pad]))};
   Run(state, b, "conv2d",
       {b.Random({1, s.c, s.hw, s.hw}, 1), b.Random({s.oc, s.c, s.k, s.k}, 2),
-       sy::Tensor()},
+       sy::core::Tensor()},
       attrs, {1, s.oc, s.hw, s.hw}, ConvFlops(s));
 }
 void Softmax(benchmark::State& state, Backend& b) {
-  Run(state, b, "softmax", {b.Random({kRows, kCols}, 1)}, {sy::Attr(-1)},
+  Run(state, b, "softmax", {b.Random({kRows, kCols}, 1)}, {sy::core::Attr(-1)},
       {kRows, kCols}, kRows * kCols);
 }
 void LayerNorm(benchmark::State& state, Backend& b) {
   static const int64_t kShape[1] = {kCols};
   Run(state, b, "layer_norm",
       {b.Random({kRows, kCols}, 1), b.Random({kCols}, 2), b.Random({kCols}, 3)},
-      {sy::Attr(absl::Span<const int64_t>(kShape)), sy::Attr(1e-5)},
+      {sy::core::Attr(absl::Span<const int64_t>(kShape)), sy::core::Attr(1e-5)},
       {kRows, kCols}, kRows * kCols);
 }
 

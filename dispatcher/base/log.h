@@ -1,0 +1,29 @@
+// The core's log: one line per message on stderr, filtered by level.
+// SWITCHYARD_LOG=off|error|warning|info|debug sets the level (default
+// warning). Abseil 20220623 has no logging library, hence this small one.
+#ifndef SWITCHYARD_DISPATCHER_BASE_LOG_H_
+#define SWITCHYARD_DISPATCHER_BASE_LOG_H_
+
+#include <functional>
+#include "absl/strings/string_view.h"
+
+namespace sy::core {
+
+enum class LogLevel { kOff = -1, kError = 0, kWarning = 1, kInfo = 2, kDebug = 3 };
+
+// The current threshold; read from SWITCHYARD_LOG on first use.
+LogLevel GetLogLevel();
+void SetLogLevel(LogLevel level);
+
+// Writes "switchyard[<level>]: <message>" when `level` passes the threshold.
+// Thread-safe; lines never interleave.
+void Log(LogLevel level, absl::string_view message);
+
+// Replaces stderr as the destination (tests capture warnings this way).
+// Pass nullptr to restore stderr. Not to be called while other threads log.
+using LogSink = std::function<void(LogLevel, absl::string_view)>;
+void SetLogSink(LogSink sink);
+
+}  // namespace sy::core
+
+#endif  // SWITCHYARD_DISPATCHER_BASE_LOG_H_

@@ -1,0 +1,24 @@
+// SWITCHYARD_CPU_FALLBACK=1: an op with no kernel on the inputs' device runs
+// on cpu instead — inputs copied to cpu, outputs copied back. Off by default
+// because the copies can cost far more than the op; never silent: each
+// fallback is logged at info level.
+#ifndef SWITCHYARD_DISPATCHER_DISPATCH_CPU_FALLBACK_H_
+#define SWITCHYARD_DISPATCHER_DISPATCH_CPU_FALLBACK_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dispatcher/dispatch/call_binding.h"
+#include "dispatcher/runtime/runtime.h"
+
+namespace sy::core {
+
+// Unimplemented when cpu cannot run the op either.
+absl::StatusOr<std::vector<Tensor>> RunOnCpu(
+    Runtime& runtime, OpHandle op, const BoundCall& bound,
+    absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
+    absl::Span<const int32_t> list_sizes);
+
+}  // namespace sy::core
+
+#endif  // SWITCHYARD_DISPATCHER_DISPATCH_CPU_FALLBACK_H_

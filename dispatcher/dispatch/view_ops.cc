@@ -1,0 +1,111 @@
+#include "dispatcher/dispatch/view_ops.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "dispatcher/ops/dtype.h"
+#include "dispatcher/runtime/runtime.h"
+
+namespace sy::core {
+namespace {
+
+int64_t Normalize(int64_t dim, int ndim) { return dim < 0 ? dim + ndim : dim; }
+
+absl::Span<const int64_t> OutShape(const sy_tensor_meta_t& out) {
+  return {out.shape, static_cast<size_t>(out.ndim)};
+}
+
+absl::StatusOr<Tensor> Reshape(Runtime& runtime, const Tensor& x,
+                               const ShapeContext&, const sy_tensor_meta_t& out) {
+  Tensor base = x;
+  if (!x.is_contiguous()) {
+    // Viewing arbitrary strides as a new shape is not always possible; a
+    // contiguous copy always is.
+    absl::StatusOr<OpHandle> copy = runtime.FindOp("copy");
+    if (!copy.ok()) return copy.status();
+    absl::StatusOr<std::vector<Tensor>> dense = runtime.Call(*copy, {x});
+    if (!dense.ok()) return dense.status();
+    base = (*dense)[0];
+  }
+  int64_t strides[SY_MAX_RANK];
+  ContiguousStrides(OutShape(out), strides);
+  return Tensor::View(base, OutShape(out),
+                      absl::MakeConstSpan(strides, out.ndim), base.byte_offset());
+}
+
+absl::StatusOr<Tensor> Permute(Runtime&, const Tensor& x, const ShapeContext& ctx,
+                               const sy_tensor_meta_t& out) {
+  absl::Span<const int64_t> dims = ctx.ints_attr(0);
+  int64_t strides[SY_MAX_RANK];
+  for (int d = 0; d < out.ndim; ++d) {
+    strides[d] = x.strides()[Normalize(dims[d], x.ndim())];
+  }
+  return Tensor::View(x, OutShape(out), absl::MakeConstSpan(strides, out.ndim),
+                      x.byte_offset());
+}
+
+absl::StatusOr<Tensor> Transpose(Runtime&, const Tensor& x,
+                                 const ShapeContext& ctx,
+                                 const sy_tensor_meta_t& out) {
+  int64_t strides[SY_MAX_RANK];
+  std::copy(x.strides().begin(), x.strides().end(), strides);
+  if (x.ndim() > 0) {
+    std::swap(strides[Normalize(ctx.int_attr(0), x.ndim())],
+              strides[Normalize(ctx.int_attr(1), x.ndim())]);
+  }
+  return Tensor::View(x, OutShape(out), absl::MakeConstSpan(strides, out.ndim),
+                      x.byte_offset());
+}
+
+absl::StatusOr<Tensor> Slice(Runtime&, const Tensor& x, const ShapeContext& ctx,
+                             const sy_tensor_meta_t& out) {
+  const int dim = static_cast<int>(Normalize(ctx.int_attr(0), x.ndim()));
+  const int64_t size = x.shape()[dim];
+  int64_t start = ctx.int_attr(1);
+  if (start < 0) start += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  const int64_t step = ctx.int_attr(3);
+  int64_t strides[SY_MAX_RANK];
+  std::copy(x.strides().begin(), x.strides().end(), strides);
+  const uint64_t offset =
+      x.byte_offset() +
+      static_cast<uint64_t>(start * strides[dim]) * DTypeSize(x.dtype());
+  strides[dim] *= step;
+  return Tensor::View(x, OutShape(out), absl::MakeConstSpan(strides, out.ndim),
+                      out.shape[dim] == 0 ? x.byte_offset() : offset);
+}
+
+absl::StatusOr<Tensor> Expand(Runtime&, const Tensor& x, const ShapeContext&,
+                              const sy_tensor_meta_t& out) {
+  int64_t strides[SY_MAX_RANK];
+  const int lead = out.ndim - x.ndim();
+  for (int d = 0; d < out.ndim; ++d) {
+    const int in_d = d - lead;
+    strides[d] = (in_d < 0 || (x.shape()[in_d] == 1 && out.shape[d] != 1))
+                     ? 0
+                     : x.strides()[in_d];
+  }
+  return Tensor::View(x, OutShape(out), absl::MakeConstSpan(strides, out.ndim),
+                      x.byte_offset());
+}
+
+}  // namespace
+
+void InstallViewOps(OpRegistry& ops) {
+  struct Entry {
+    const char* name;
+    ViewFn fn;
+  };
+  const Entry entries[] = {{"reshape", Reshape},
+                           {"permute", Permute},
+                           {"transpose", Transpose},
+                           {"slice", Slice},
+                           {"expand", Expand}};
+  for (const Entry& entry : entries) {
+    if (OpDef* op = ops.Find(entry.name); op && op->kind() == OpKind::kView) {
+      op->set_view_fn(entry.fn);
+    }
+  }
+}
+
+}  // namespace sy::core

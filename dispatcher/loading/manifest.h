@@ -1,0 +1,54 @@
+// Plugin manifests: the JSON file that describes a plugin and is checked
+// before its library is ever opened.
+//
+//   {
+//     "format_version": 1,
+//     "name": "cpu",
+//     "library": "libswitchyard_cpu.so",      // relative to this file
+//     "abi": {"major": 1, "minor": 0},
+//     "device_types": ["cpu"],
+//     "sha256": "…64 hex digits…"             // optional pin
+//   }
+//
+// Unknown fields are ignored so that newer manifests stay readable.
+#ifndef SWITCHYARD_DISPATCHER_LOADING_MANIFEST_H_
+#define SWITCHYARD_DISPATCHER_LOADING_MANIFEST_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace sy::core {
+
+inline constexpr int kManifestFormatVersion = 1;
+
+struct Manifest {
+  std::string path;          // of the manifest itself
+  int format_version = 0;
+  std::string name;
+  std::string library;       // as written
+  std::string library_path;  // resolved against the manifest's folder
+  uint32_t abi_major = 0;
+  uint32_t abi_minor = 0;
+  std::vector<std::string> device_types;
+  std::optional<std::string> sha256;  // lowercase hex
+};
+
+// Reads and validates a manifest. Errors are InvalidArgument (NotFound when
+// the file is missing) with a message that names the file, the field and
+// what a valid value looks like. Does not open the library.
+absl::StatusOr<Manifest> ReadManifest(const std::string& path);
+
+// Parses manifest text (`path` only for messages and resolving `library`).
+absl::StatusOr<Manifest> ParseManifest(const std::string& text,
+                                       const std::string& path);
+
+// Lowercase hex SHA-256 of a file's contents.
+absl::StatusOr<std::string> FileSha256(const std::string& path);
+
+}  // namespace sy::core
+
+#endif  // SWITCHYARD_DISPATCHER_LOADING_MANIFEST_H_

@@ -1,0 +1,253 @@
+#include "dispatcher/loading/registration_session.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "dispatcher/base/error.h"
+#include "dispatcher/base/identifier.h"
+#include "dispatcher/ops/dtype.h"
+
+namespace sy::core {
+namespace {
+
+std::string Str(const char* s) { return s != nullptr ? s : ""; }
+
+}  // namespace
+
+RegistrationSession::RegistrationSession(RuntimeState& state,
+                                         PluginInstance& plugin)
+    : state_(state), plugin_(plugin) {}
+
+sy_error_t* RegistrationSession::Error(sy_status_code_t code,
+                                       const std::string& message) const {
+  return CreateError(code, message.c_str());
+}
+
+const Schema* RegistrationSession::FindSchema(const std::string& name) const {
+  for (const StagedSchema& staged : schemas_) {
+    if (staged.schema.FullName() == name || staged.schema.BaseName() == name) {
+      return &staged.schema;
+    }
+  }
+  const OpDef* op = state_.ops.Find(name);
+  return op != nullptr ? &op->schema() : nullptr;
+}
+
+sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
+  if (desc == nullptr ||
+      desc->struct_size < SY_STRUCT_SIZE(sy_schema_desc_t, shape_data)) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 "register_schema: the descriptor is null or its struct_size "
+                 "is smaller than ABI 1.0's sy_schema_desc_t");
+  }
+  absl::StatusOr<Schema> schema = ParseSchema(Str(desc->schema));
+  if (!schema.ok()) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat("register_schema: ", schema.status().message()));
+  }
+  if (schema->ns != plugin_.name()) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat("register_schema: '", schema->FullName(),
+                              "' must be in the plugin's own namespace; name "
+                              "it '", plugin_.name(), "::", schema->name,
+                              "'"));
+  }
+  if (desc->shape_fn == nullptr) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat("register_schema: '", schema->FullName(),
+                              "' has no shape function; the core needs one "
+                              "to allocate outputs"));
+  }
+  if (schema->tensor_args.size() > kMaxKeyedTensorArgs) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat("register_schema: '", schema->FullName(),
+                              "' has ", schema->tensor_args.size(),
+                              " tensor arguments; at most ",
+                              kMaxKeyedTensorArgs, " are supported"));
+  }
+  if (FindSchema(schema->FullName()) != nullptr) {
+    return Error(SY_STATUS_ALREADY_EXISTS,
+                 absl::StrCat("register_schema: op '", schema->FullName(),
+                              "' is already registered by this plugin; give "
+                              "each signature its own overload name, as in '",
+                              schema->BaseName(), ".variant(…)'"));
+  }
+  schemas_.push_back({*std::move(schema), desc->shape_fn, desc->shape_data});
+  return nullptr;
+}
+
+sy_error_t* RegistrationSession::RegisterDevice(const sy_device_api_t* desc) {
+  absl::Status valid = ValidateDeviceApi(desc);
+  if (!valid.ok()) return ErrorFromStatus(valid);
+  std::string name = Str(desc->device_type);
+  DeviceType* existing = state_.devices.FindType(name);
+  bool staged = false;
+  for (const sy_device_api_t& d : devices_) staged |= Str(d.device_type) == name;
+  if (existing != nullptr || staged) {
+    return Error(SY_STATUS_ALREADY_EXISTS,
+                 absl::StrCat("register_device: device type '", name,
+                              "' is already provided",
+                              existing && existing->plugin()
+                                  ? absl::StrCat(" by plugin '",
+                                                 existing->plugin()->name(), "'")
+                                  : std::string(),
+                              "; a device type has exactly one provider — add "
+                              "kernels to it instead"));
+  }
+  sy_device_api_t copy{};
+  std::memcpy(&copy, desc, std::min(sizeof(copy), desc->struct_size));
+  copy.struct_size = sizeof(copy);
+  devices_.push_back(copy);
+  return nullptr;
+}
+
+sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
+  if (desc == nullptr ||
+      desc->struct_size < SY_STRUCT_SIZE(sy_kernel_desc_t, num_variants)) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 "register_kernel: the descriptor is null or its struct_size "
+                 "is smaller than ABI 1.0's sy_kernel_desc_t");
+  }
+  std::string op_name = Str(desc->op);
+  std::string kernel_name = Str(desc->name);
+  std::string where = absl::StrCat("register_kernel '", kernel_name, "' for '",
+                                   op_name, "'");
+  if (kernel_name.empty()) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat("register_kernel for '", op_name,
+                              "': the kernel has no name"));
+  }
+  const Schema* schema = FindSchema(op_name);
+  if (schema == nullptr) {
+    return Error(SY_STATUS_NOT_FOUND,
+                 absl::StrCat(where, ": no op of that name; use a full schema "
+                              "name such as 'add.Tensor' (see `switchyard "
+                              "ops`), or register your own schema first"));
+  }
+  std::string device_type = Str(desc->device_type);
+  // The rule manifests and register_device already apply: a kernel for a
+  // device type that could never be registered would be dead weight.
+  if (!IsLowercaseIdentifier(device_type)) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat(where, ": device_type '", device_type,
+                              "' is not a device type name; use a lowercase "
+                              "identifier ([a-z_][a-z0-9_]*) such as 'cpu'"));
+  }
+  if (desc->fn == nullptr) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat(where, ": the kernel function is null"));
+  }
+  const size_t tensor_args = schema->tensor_args.size();
+  if (desc->num_dtypes < 0 || static_cast<size_t>(desc->num_dtypes) != tensor_args ||
+      (desc->num_dtypes > 0 && desc->dtypes == nullptr)) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat(where, ": gives ", desc->num_dtypes,
+                              " dtypes, but the op has ", tensor_args,
+                              " tensor arguments (one dtype each, in order)"));
+  }
+  auto entry = std::make_unique<KernelEntry>();
+  for (size_t k = 0; k < tensor_args; ++k) {
+    sy_dtype_t dtype = desc->dtypes[k];
+    const SchemaArg& arg = schema->args[schema->tensor_args[k]];
+    bool ok = IsValidDType(dtype) || (dtype == SY_DTYPE_NONE && arg.optional);
+    if (!ok) {
+      return Error(SY_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(where, ": dtype #", k, " (argument '", arg.name,
+                                "') is 0x", absl::Hex(dtype),
+                                ", not one of f32 f64 f16 bf16 i32 i64 i8 u8 "
+                                "bool", arg.optional ? " or none" : ""));
+    }
+    entry->dtypes.push_back(dtype);
+  }
+  if (desc->num_variants < 0 || (desc->num_variants > 0 && desc->variants == nullptr)) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat(where, ": num_variants is ", desc->num_variants,
+                              " but variants is null"));
+  }
+  for (int32_t v = 0; v < desc->num_variants; ++v) {
+    const sy_kernel_variant_t& variant = desc->variants[v];
+    if (variant.struct_size < SY_STRUCT_SIZE(sy_kernel_variant_t, config_size) ||
+        variant.name == nullptr ||
+        (variant.config_size > 0 && variant.config == nullptr)) {
+      return Error(SY_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(where, ": variant #", v,
+                                " needs struct_size, a name, and config bytes "
+                                "when config_size > 0"));
+    }
+    const auto* bytes = static_cast<const uint8_t*>(variant.config);
+    entry->variants.push_back(
+        {variant.name, std::vector<uint8_t>(bytes, bytes + variant.config_size)});
+  }
+  for (const StagedKernel& staged : kernels_) {
+    if (staged.op_name == op_name && staged.entry->name == kernel_name &&
+        staged.entry->device_type_name == device_type &&
+        staged.entry->dtypes == entry->dtypes) {
+      std::vector<std::string> names;
+      for (sy_dtype_t d : entry->dtypes) names.emplace_back(DTypeName(d));
+      return Error(SY_STATUS_ALREADY_EXISTS,
+                   absl::StrCat(where, " on ", device_type, " with dtypes (",
+                                absl::StrJoin(names, ", "),
+                                ") is registered twice"));
+    }
+  }
+  entry->name = kernel_name;
+  entry->plugin = &plugin_;
+  entry->device_type_name = device_type;
+  entry->device_type = state_.devices.TypeId(device_type);
+  entry->key = MakeDispatchKey(entry->device_type, entry->dtypes);
+  entry->priority = desc->priority;
+  entry->fn = desc->fn;
+  entry->kernel_data = desc->kernel_data;
+  kernels_.push_back({std::move(entry), op_name});
+  return nullptr;
+}
+
+void RegistrationSession::Note(std::string text) {
+  std::lock_guard<std::mutex> lock(notes_mu_);
+  notes_.push_back(std::move(text));
+}
+
+std::vector<std::string> RegistrationSession::notes() const {
+  std::lock_guard<std::mutex> lock(notes_mu_);
+  return notes_;
+}
+
+absl::Status RegistrationSession::Commit(LoadRecord& record) {
+  for (StagedSchema& staged : schemas_) {
+    absl::StatusOr<OpDef*> op =
+        state_.ops.Add(std::move(staged.schema), OpKind::kGeneral, nullptr,
+                       staged.shape_fn, staged.shape_data, plugin_.name());
+    if (!op.ok()) {
+      Withdraw(state_, plugin_);
+      return op.status();
+    }
+    ++record.num_schemas;
+  }
+  for (const sy_device_api_t& api : devices_) {
+    absl::StatusOr<DeviceType*> type = state_.devices.Add(api, &plugin_);
+    absl::Status status = type.ok() ? (*type)->Initialize() : type.status();
+    if (!status.ok()) {
+      Withdraw(state_, plugin_);
+      return status;
+    }
+    ++record.num_devices;
+  }
+  std::vector<std::unique_ptr<KernelEntry>> batch;
+  for (StagedKernel& staged : kernels_) {
+    staged.entry->op = state_.ops.Find(staged.op_name);
+    batch.push_back(std::move(staged.entry));
+  }
+  record.num_kernels = static_cast<int>(batch.size());
+  absl::Status status = state_.kernels.Add(std::move(batch));
+  if (!status.ok()) Withdraw(state_, plugin_);
+  return status;
+}
+
+void RegistrationSession::Withdraw(RuntimeState& state, PluginInstance& plugin) {
+  state.kernels.RemovePlugin(&plugin);
+  state.devices.RemoveOwnedBy(&plugin);
+  state.ops.Retire(plugin.name());
+}
+
+}  // namespace sy::core

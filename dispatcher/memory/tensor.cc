@@ -1,0 +1,139 @@
+#include "dispatcher/memory/tensor.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "dispatcher/memory/device.h"
+#include "dispatcher/ops/absl_compat.h"
+#include "dispatcher/ops/dtype.h"
+#include "dispatcher/registry/plugin_instance.h"
+
+namespace sy::core {
+
+Storage::Storage(Device& device, MemoryBlock block, size_t bytes)
+    : device_(&device), dl_device_(device.dl_device()), block_(block), bytes_(bytes) {
+  if (PluginInstance* plugin = device_->type().plugin()) plugin->RetainObject();
+}
+
+Storage::~Storage() {
+  if (release_) {
+    release_();
+  } else {
+    device_->allocator().Free(block_);
+  }
+  if (PluginInstance* plugin = device_->type().plugin()) plugin->ReleaseObject();
+}
+
+absl::StatusOr<boost::intrusive_ptr<Storage>> Storage::Allocate(Device& device,
+                                                                size_t bytes) {
+  absl::StatusOr<MemoryBlock> block = device.allocator().Allocate(bytes);
+  if (!block.ok()) return block.status();
+  return boost::intrusive_ptr<Storage>(new Storage(device, *block, bytes));
+}
+
+boost::intrusive_ptr<Storage> Storage::Wrap(Device& device, void* data,
+                                            size_t bytes,
+                                            std::function<void()> release) {
+  boost::intrusive_ptr<Storage> storage(
+      new Storage(device, MemoryBlock{data, bytes}, bytes));
+  storage->release_ = std::move(release);
+  return storage;
+}
+
+void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides) {
+  int64_t stride = 1;
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+}
+
+absl::StatusOr<Tensor> Tensor::Empty(Device& device, sy_dtype_t dtype,
+                                     absl::Span<const int64_t> shape) {
+  if (!IsValidDType(dtype)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create a tensor of dtype 0x", absl::Hex(dtype),
+        ": not one of f32 f64 f16 bf16 i32 i64 i8 u8 bool"));
+  }
+  if (shape.size() > SY_MAX_RANK) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create a tensor of rank ", shape.size(), ": at most ",
+        SY_MAX_RANK, " dimensions are supported"));
+  }
+  int64_t numel = 1;
+  for (int64_t dim : shape) {
+    if (dim < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
+          "]: dimensions must be >= 0"));
+    }
+    if (dim != 0 && numel > (int64_t{1} << 56) / dim) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
+          "]: too many elements"));
+    }
+    numel *= dim;
+  }
+  absl::StatusOr<boost::intrusive_ptr<Storage>> storage =
+      Storage::Allocate(device, static_cast<size_t>(numel) * DTypeSize(dtype));
+  if (!storage.ok()) return storage.status();
+  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  impl->storage = *std::move(storage);
+  impl->meta.dtype = dtype;
+  impl->meta.ndim = static_cast<int32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), impl->meta.shape);
+  ContiguousStrides(shape, impl->strides);
+  return Tensor(std::move(impl));
+}
+
+absl::StatusOr<Tensor> Tensor::Empty(Device& device,
+                                     const sy_tensor_meta_t& meta) {
+  if (meta.ndim < 0 || meta.ndim > SY_MAX_RANK) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create a tensor of rank ", meta.ndim));
+  }
+  return Empty(device, meta.dtype,
+               absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
+}
+
+Tensor Tensor::View(const Tensor& base, absl::Span<const int64_t> shape,
+                    absl::Span<const int64_t> strides, uint64_t byte_offset) {
+  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  impl->storage = base.impl_->storage;
+  impl->meta.dtype = base.dtype();
+  impl->meta.ndim = static_cast<int32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), impl->meta.shape);
+  std::copy(strides.begin(), strides.end(), impl->strides);
+  impl->byte_offset = byte_offset;
+  return Tensor(std::move(impl));
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t dim : shape()) n *= dim;
+  return n;
+}
+
+size_t Tensor::nbytes() const {
+  return static_cast<size_t>(numel()) * DTypeSize(dtype());
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (int d = ndim() - 1; d >= 0; --d) {
+    if (impl_->meta.shape[d] != 1 && impl_->strides[d] != expected) {
+      return false;
+    }
+    expected *= impl_->meta.shape[d];
+  }
+  return true;
+}
+
+std::string Tensor::Describe() const {
+  if (!defined()) return "an undefined tensor";
+  return absl::StrCat(AsAbsl(DTypeName(dtype())), "[", absl::StrJoin(shape(), ", "),
+                      "] on ", device().label());
+}
+
+}  // namespace sy::core

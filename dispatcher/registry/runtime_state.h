@@ -1,0 +1,33 @@
+// Everything one runtime owns, in the order it must be torn down (members
+// are destroyed bottom-up: kernels first, plugin libraries last, because
+// device teardown still calls into the libraries).
+#ifndef SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
+#define SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "dispatcher/base/call_tracker.h"
+#include "dispatcher/memory/device.h"
+#include "dispatcher/registry/kernel_table.h"
+#include "dispatcher/registry/load_record.h"
+#include "dispatcher/registry/op_registry.h"
+#include "dispatcher/registry/plugin_instance.h"
+
+namespace sy::core {
+
+struct RuntimeState {
+  std::mutex plugins_mu;  // guards plugins and records
+  std::vector<std::unique_ptr<PluginInstance>> plugins;
+  std::vector<LoadRecord> records;
+  OpRegistry ops;
+  DeviceManager devices;
+  KernelRegistry kernels;
+  CallTracker calls;
+  bool cpu_fallback = false;
+};
+
+}  // namespace sy::core
+
+#endif  // SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
