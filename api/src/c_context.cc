@@ -160,9 +160,14 @@ SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context, int32_t i
     full.name = r.name.c_str();
     full.manifest_path = r.manifest_path.c_str();
     full.library_path = r.library_path.c_str();
-    full.outcome = r.outcome == sy::core::LoadOutcome::kLoaded   ? SY_LOAD_LOADED
-                   : r.outcome == sy::core::LoadOutcome::kFailed ? SY_LOAD_FAILED
-                                                           : SY_LOAD_SKIPPED;
+    switch (r.outcome) {
+      case sy::core::LoadOutcome::kLoaded: full.outcome = SY_LOAD_LOADED; break;
+      case sy::core::LoadOutcome::kFailed: full.outcome = SY_LOAD_FAILED; break;
+      case sy::core::LoadOutcome::kSkipped: full.outcome = SY_LOAD_SKIPPED; break;
+      case sy::core::LoadOutcome::kLoadedNoDevices:
+        full.outcome = SY_LOAD_LOADED_NO_DEVICES;
+        break;
+    }
     full.requested = r.requested ? 1 : 0;
     full.stage = sy::core::LoadStageName(r.stage);
     full.reason = r.reason.c_str();

@@ -15,6 +15,11 @@
 
 namespace sy::core {
 
+// An attribute of this kind takes its schema default: what the C API's
+// SY_ATTR_DEFAULT is, so a caller can give a later attribute and leave an
+// earlier one at its default.
+inline constexpr int32_t kAttrDefault = -1;
+
 struct Attr : sy_attr_t {
   Attr() : sy_attr_t{} { kind = SY_ATTR_NONE; }  // None
   Attr(int value) : Attr(static_cast<int64_t>(value)) {}
@@ -48,6 +53,12 @@ struct Attr : sy_attr_t {
     kind = SY_ATTR_STRING;
     value.str.data = text.c_str();
     value.str.size = static_cast<int64_t>(text.size());
+  }
+
+  static Attr Default() {
+    Attr attr;
+    attr.kind = kAttrDefault;
+    return attr;
   }
 
   static Attr DType(sy_dtype_t dtype) {

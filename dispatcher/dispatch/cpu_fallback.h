@@ -8,16 +8,16 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "dispatcher/dispatch/call_binding.h"
-#include "dispatcher/runtime/runtime.h"
+#include "dispatcher/dispatch/bind.h"
 
 namespace sy::core {
 
+class Dispatcher;
+
+// Runs a bound call on cpu:0 and returns its outputs on the call's device.
 // Unimplemented when cpu cannot run the op either.
-absl::StatusOr<std::vector<Tensor>> RunOnCpu(
-    Runtime& runtime, OpHandle op, const BoundCall& bound,
-    absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
-    absl::Span<const int32_t> list_sizes);
+absl::StatusOr<std::vector<Tensor>> RunOnCpu(Dispatcher& dispatcher,
+                                             const BoundCall& bound);
 
 }  // namespace sy::core
 

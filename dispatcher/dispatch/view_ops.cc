@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dispatcher/ops/dtype.h"
-#include "dispatcher/runtime/runtime.h"
+#include "dispatcher/dispatch/dispatcher.h"
 
 namespace sy::core {
 namespace {
@@ -15,7 +15,7 @@ absl::Span<const int64_t> OutShape(const sy_tensor_meta_t& out) {
   return {out.shape, static_cast<size_t>(out.ndim)};
 }
 
-absl::StatusOr<Tensor> Reshape(Runtime& runtime, const Tensor& x,
+absl::StatusOr<Tensor> Reshape(Dispatcher& runtime, const Tensor& x,
                                const ShapeContext&, const sy_tensor_meta_t& out) {
   Tensor base = x;
   if (!x.is_contiguous()) {
@@ -33,7 +33,7 @@ absl::StatusOr<Tensor> Reshape(Runtime& runtime, const Tensor& x,
                       absl::MakeConstSpan(strides, out.ndim), base.byte_offset());
 }
 
-absl::StatusOr<Tensor> Permute(Runtime&, const Tensor& x, const ShapeContext& ctx,
+absl::StatusOr<Tensor> Permute(Dispatcher&, const Tensor& x, const ShapeContext& ctx,
                                const sy_tensor_meta_t& out) {
   absl::Span<const int64_t> dims = ctx.ints_attr(0);
   int64_t strides[SY_MAX_RANK];
@@ -44,7 +44,7 @@ absl::StatusOr<Tensor> Permute(Runtime&, const Tensor& x, const ShapeContext& ct
                       x.byte_offset());
 }
 
-absl::StatusOr<Tensor> Transpose(Runtime&, const Tensor& x,
+absl::StatusOr<Tensor> Transpose(Dispatcher&, const Tensor& x,
                                  const ShapeContext& ctx,
                                  const sy_tensor_meta_t& out) {
   int64_t strides[SY_MAX_RANK];
@@ -57,7 +57,7 @@ absl::StatusOr<Tensor> Transpose(Runtime&, const Tensor& x,
                       x.byte_offset());
 }
 
-absl::StatusOr<Tensor> Slice(Runtime&, const Tensor& x, const ShapeContext& ctx,
+absl::StatusOr<Tensor> Slice(Dispatcher&, const Tensor& x, const ShapeContext& ctx,
                              const sy_tensor_meta_t& out) {
   const int dim = static_cast<int>(Normalize(ctx.int_attr(0), x.ndim()));
   const int64_t size = x.shape()[dim];
@@ -75,7 +75,7 @@ absl::StatusOr<Tensor> Slice(Runtime&, const Tensor& x, const ShapeContext& ctx,
                       out.shape[dim] == 0 ? x.byte_offset() : offset);
 }
 
-absl::StatusOr<Tensor> Expand(Runtime&, const Tensor& x, const ShapeContext&,
+absl::StatusOr<Tensor> Expand(Dispatcher&, const Tensor& x, const ShapeContext&,
                               const sy_tensor_meta_t& out) {
   int64_t strides[SY_MAX_RANK];
   const int lead = out.ndim - x.ndim();

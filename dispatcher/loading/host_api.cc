@@ -7,6 +7,7 @@
 #include "dispatcher/base/error.h"
 #include "dispatcher/base/log.h"
 #include "dispatcher/base/version.h"
+#include "dispatcher/memory/call_workspace.h"
 
 struct sy_host_context_t {
   sy::core::RegistrationSink* sink;
@@ -80,6 +81,28 @@ sy_error_t* HostRegisterDevice(sy_host_context_t* context,
   return sink ? sink->RegisterDevice(desc) : NotLoading("register_device");
 }
 
+sy_error_t* HostOptionGet(sy_host_context_t* context, const char* name,
+                          sy_option_value_t* out) {
+  RegistrationSink* sink = SinkFor(context);
+  return sink ? sink->GetOption(name, out) : NotLoading("option_get");
+}
+
+sy_error_t* HostKernelWorkspace(sy_call_context_t* host_call, size_t size,
+                                void** out_ptr) {
+  if (host_call == nullptr || host_call->magic != sy_call_context_t::kMagic ||
+      out_ptr == nullptr) {
+    return CreateError(
+        SY_STATUS_INVALID_ARGUMENT,
+        "kernel_workspace: host_call is not a kernel call in progress (pass "
+        "the sy_kernel_call_t.host_call your kernel was given, during the "
+        "call) or out_ptr is NULL");
+  }
+  absl::StatusOr<void*> block = host_call->Allocate(size);
+  if (!block.ok()) return ErrorFromStatus(block.status());
+  *out_ptr = *block;
+  return nullptr;
+}
+
 const sy_host_api_t kHostApi = {
     sizeof(sy_host_api_t),
     nullptr,
@@ -92,6 +115,8 @@ const sy_host_api_t kHostApi = {
     HostRegisterSchema,
     HostRegisterKernel,
     HostRegisterDevice,
+    HostOptionGet,
+    HostKernelWorkspace,
 };
 
 }  // namespace

@@ -18,6 +18,8 @@ class RegistrationSink {
   virtual sy_error_t* RegisterSchema(const sy_schema_desc_t* desc) = 0;
   virtual sy_error_t* RegisterKernel(const sy_kernel_desc_t* desc) = 0;
   virtual sy_error_t* RegisterDevice(const sy_device_api_t* desc) = 0;
+  // host->option_get during `load` (plugin.h, ABI 1.1).
+  virtual sy_error_t* GetOption(const char* name, sy_option_value_t* out) = 0;
   // A line the plugin logged during `load` at info level or above, kept
   // for its load record. May be called from any thread.
   virtual void Note(std::string text) = 0;

@@ -124,6 +124,25 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
     }
     m.sha256 = absl::AsciiStrToLower(digest);
   }
+
+  if (auto options = doc.find("options"); options != doc.end()) {
+    if (!options->is_object() || options->size() > 256) {
+      return FieldError(path, "options",
+                        "must be an object of at most 256 plugin options, "
+                        "e.g. {\"num_threads\": 4}");
+    }
+    for (const auto& [key, value] : options->items()) {
+      if (!IsLowercaseIdentifier(key) ||
+          !(value.is_string() || value.is_number() || value.is_boolean())) {
+        return FieldError(path, "options",
+                          absl::StrCat("has the entry \"", key, "\": ",
+                                       value.dump(), "; each key must be an "
+                                       "option name and each value a string, "
+                                       "number or bool"));
+      }
+      m.options[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
   return m;
 }
 

@@ -7,7 +7,8 @@
 //     "library": "libswitchyard_cpu.so",      // relative to this file
 //     "abi": {"major": 1, "minor": 0},
 //     "device_types": ["cpu"],
-//     "sha256": "…64 hex digits…"             // optional pin
+//     "sha256": "…64 hex digits…",            // optional pin
+//     "options": {"num_threads": 4}             // optional plugin options
 //   }
 //
 // Unknown fields are ignored so that newer manifests stay readable.
@@ -15,6 +16,7 @@
 #define SWITCHYARD_DISPATCHER_LOADING_MANIFEST_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +37,8 @@ struct Manifest {
   uint32_t abi_minor = 0;
   std::vector<std::string> device_types;
   std::optional<std::string> sha256;  // lowercase hex
+  // Plugin options (plugin_options.h) as text: option → value.
+  std::map<std::string, std::string> options;
 };
 
 // Reads and validates a manifest. Errors are InvalidArgument (NotFound when

@@ -84,6 +84,17 @@ absl::StatusOr<PluginTable> CheckTable(const sy_plugin_api_t* api) {
   table.version = api->version != nullptr ? api->version : "";
   table.load = api->load;
   if (SY_STRUCT_HAS(api, sy_plugin_api_t, unload)) table.unload = api->unload;
+  if (api->abi_minor >= 1 && SY_STRUCT_HAS(api, sy_plugin_api_t, flags)) {
+    if ((api->flags & ~SY_PLUGIN_FLAG_RESIDENT) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the plugin table's flags 0x", absl::Hex(api->flags), " have bits "
+          "this host does not know; the only flag is SY_PLUGIN_FLAG_RESIDENT"));
+    }
+    table.flags = api->flags;
+  }
+  absl::StatusOr<std::vector<PluginOptionDecl>> options = ReadOptionDecls(*api);
+  if (!options.ok()) return options.status();
+  table.options = *std::move(options);
   return table;
 }
 

@@ -5,9 +5,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "boost/dll/shared_library.hpp"
+#include "dispatcher/loading/plugin_options.h"
 #include "dispatcher/registry/load_record.h"
 #include "switchyard/plugin.h"
 
@@ -21,6 +23,8 @@ struct PluginTable {
   std::string version;
   sy_error_t* (*load)(const sy_host_api_t*, sy_host_context_t*) = nullptr;
   void (*unload)(void) = nullptr;
+  uint32_t flags = 0;  // SY_PLUGIN_FLAG_* (1.1)
+  std::vector<PluginOptionDecl> options;  // declared options (1.1)
 };
 
 class SharedLibrary {

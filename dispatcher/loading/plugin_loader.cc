@@ -148,9 +148,30 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
                              "together"));
   }
 
+  absl::StatusOr<std::vector<PluginOptionValue>> options =
+      ResolveOptions(manifest->name, table.options, manifest->options,
+                     state.options_from_env, state.options_from_context);
+  if (!options.ok()) {
+    return Fail(record, LoadStage::kOptions,
+                std::string(options.status().message()));
+  }
+  for (const PluginOptionValue& o : *options) {
+    record.options.push_back({o.decl.name, OptionTypeName(o.decl.type), o.text,
+                              o.source, o.decl.help});
+  }
+  if (table.options.empty() && !manifest->options.empty()) {
+    return Fail(record, LoadStage::kOptions,
+                absl::StrCat("the manifest sets options, but the plugin "
+                             "declares none (it speaks plugin ABI ",
+                             table.abi_major, ".", table.abi_minor,
+                             "); remove \"options\" from the manifest"));
+  }
+
   auto plugin = std::make_unique<PluginInstance>(
       manifest->name, table.version, manifest->path, *library);
+  plugin->set_abi_minor(table.abi_minor);
   RegistrationSession session(state, *plugin);
+  session.SetOptions(*std::move(options));
   absl::Status status;
   {
     ScopedHostContext context(session);
@@ -162,7 +183,8 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
   if (!status.ok()) {
     return Fail(record, LoadStage::kRegister, std::string(status.message()));
   }
-  record.outcome = LoadOutcome::kLoaded;
+  record.outcome = session.provides_no_devices() ? LoadOutcome::kLoadedNoDevices
+                                                 : LoadOutcome::kLoaded;
   record.stage = LoadStage::kDone;
   record.load_ms = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start)
@@ -275,6 +297,22 @@ std::vector<std::string> DiscoverManifests(const LoaderOptions& options) {
 }
 
 absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
+  for (const std::string& entry : options.plugin_options) {
+    absl::Status parsed = ParseOptionAssignments(entry, state.options_from_context);
+    if (!parsed.ok()) return parsed;
+  }
+  if (options.use_environment) {
+    if (auto text = GetEnv("SWITCHYARD_PLUGIN_OPTIONS")) {
+      OptionTexts env;
+      absl::Status parsed = ParseOptionAssignments(*text, env);
+      if (parsed.ok()) {
+        state.options_from_env = std::move(env);
+      } else {
+        Log(LogLevel::kWarning,
+            absl::StrCat("SWITCHYARD_PLUGIN_OPTIONS is ignored: ", parsed.message()));
+      }
+    }
+  }
   Policy policy;
   for (const std::string& name : options.allow) policy.allow.insert(name);
   for (const std::string& name : options.deny) policy.deny.insert(name);
@@ -314,7 +352,7 @@ absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
       const LoadRecord* failure = nullptr;
       for (const LoadRecord& record : state.records) {
         if (record.name != name) continue;
-        if (record.outcome == LoadOutcome::kLoaded) loaded = true;
+        if (IsLoaded(record.outcome)) loaded = true;
         else if (record.outcome == LoadOutcome::kFailed) failure = &record;
       }
       if (loaded) continue;
@@ -340,7 +378,7 @@ absl::Status LoadPluginFromManifest(RuntimeState& state,
   LoadRecord record = NewRecord(manifest_path, true);
   LoadOne(state, record, nullptr);
   absl::Status status =
-      record.outcome == LoadOutcome::kLoaded
+      IsLoaded(record.outcome)
           ? absl::OkStatus()
           : absl::FailedPreconditionError(DescribeLoadRecord(record));
   Keep(state, std::move(record));

@@ -40,6 +40,9 @@ struct LoaderOptions {
   // probe's verdict on a plugin that crashed a child process (tools/cli).
   // Matched by manifest_path after canonicalization.
   std::vector<LoadRecord> refused;
+  // Plugin options set in code (the context's), as "plugin.option=value"
+  // entries; they override the manifest and SWITCHYARD_PLUGIN_OPTIONS.
+  std::vector<std::string> plugin_options;
 };
 
 // The manifests LoadPlugins would try, in order, without loading any:

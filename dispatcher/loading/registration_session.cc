@@ -1,5 +1,6 @@
 #include "dispatcher/loading/registration_session.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,18 @@ namespace {
 
 std::string Str(const char* s) { return s != nullptr ? s : ""; }
 
+// The length of `s` (NULL: 0), or `limit + 1` when it is longer than
+// `limit`: never reads past limit + 1 bytes of an unterminated string.
+size_t BoundedLength(const char* s, size_t limit) {
+  return s == nullptr ? 0 : strnlen(s, limit + 1);
+}
+
+std::string TooLong(absl::string_view what, absl::string_view where,
+                    size_t limit) {
+  return absl::StrCat(where, ": the ", what, " is longer than ", limit,
+                      " bytes, the limit; use a shorter one");
+}
+
 }  // namespace
 
 RegistrationSession::RegistrationSession(RuntimeState& state,
@@ -25,10 +38,8 @@ sy_error_t* RegistrationSession::Error(sy_status_code_t code,
 }
 
 const Schema* RegistrationSession::FindSchema(const std::string& name) const {
-  for (const StagedSchema& staged : schemas_) {
-    if (staged.schema.FullName() == name || staged.schema.BaseName() == name) {
-      return &staged.schema;
-    }
+  if (auto it = schema_index_.find(name); it != schema_index_.end()) {
+    return &schemas_[it->second].schema;
   }
   const OpDef* op = state_.ops.Find(name);
   return op != nullptr ? &op->schema() : nullptr;
@@ -40,6 +51,17 @@ sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
     return Error(SY_STATUS_INVALID_ARGUMENT,
                  "register_schema: the descriptor is null or its struct_size "
                  "is smaller than ABI 1.0's sy_schema_desc_t");
+  }
+  if (schemas_.size() >= kLimits.max_schemas) {
+    return Error(SY_STATUS_RESOURCE_EXHAUSTED,
+                 absl::StrCat("register_schema: the plugin registers more than ",
+                              kLimits.max_schemas, " schemas, the limit"));
+  }
+  if (BoundedLength(desc->schema, kLimits.max_schema_bytes) >
+      kLimits.max_schema_bytes) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 TooLong("schema text", "register_schema",
+                         kLimits.max_schema_bytes));
   }
   absl::StatusOr<Schema> schema = ParseSchema(Str(desc->schema));
   if (!schema.ok()) {
@@ -73,6 +95,9 @@ sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
                               "each signature its own overload name, as in '",
                               schema->BaseName(), ".variant(…)'"));
   }
+  const size_t index = schemas_.size();
+  schema_index_.emplace(schema->FullName(), index);
+  schema_index_.emplace(schema->BaseName(), index);  // the first overload keeps it
   schemas_.push_back({*std::move(schema), desc->shape_fn, desc->shape_data});
   return nullptr;
 }
@@ -80,6 +105,12 @@ sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
 sy_error_t* RegistrationSession::RegisterDevice(const sy_device_api_t* desc) {
   absl::Status valid = ValidateDeviceApi(desc);
   if (!valid.ok()) return ErrorFromStatus(valid);
+  if (devices_.size() >= kLimits.max_device_types) {
+    return Error(SY_STATUS_RESOURCE_EXHAUSTED,
+                 absl::StrCat("register_device: the plugin registers more "
+                              "than ", kLimits.max_device_types,
+                              " device types, the limit"));
+  }
   std::string name = Str(desc->device_type);
   DeviceType* existing = state_.devices.FindType(name);
   bool staged = false;
@@ -108,6 +139,27 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
     return Error(SY_STATUS_INVALID_ARGUMENT,
                  "register_kernel: the descriptor is null or its struct_size "
                  "is smaller than ABI 1.0's sy_kernel_desc_t");
+  }
+  if (kernels_.size() >= kLimits.max_kernels) {
+    return Error(SY_STATUS_RESOURCE_EXHAUSTED,
+                 absl::StrCat("register_kernel: the plugin registers more than ",
+                              kLimits.max_kernels, " kernels, the limit"));
+  }
+  if (BoundedLength(desc->op, kLimits.max_name_bytes) > kLimits.max_name_bytes) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 TooLong("op name", "register_kernel", kLimits.max_name_bytes));
+  }
+  if (BoundedLength(desc->name, kLimits.max_name_bytes) > kLimits.max_name_bytes) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 TooLong("kernel name",
+                         absl::StrCat("register_kernel for '", Str(desc->op), "'"),
+                         kLimits.max_name_bytes));
+  }
+  if (BoundedLength(desc->device_type, kLimits.max_name_bytes) >
+      kLimits.max_name_bytes) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 TooLong("device type name", "register_kernel",
+                         kLimits.max_name_bytes));
   }
   std::string op_name = Str(desc->op);
   std::string kernel_name = Str(desc->name);
@@ -160,6 +212,12 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
     }
     entry->dtypes.push_back(dtype);
   }
+  if (static_cast<size_t>(std::max(desc->num_variants, 0)) > kLimits.max_variants) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 absl::StrCat(where, ": has ", desc->num_variants,
+                              " variants; at most ", kLimits.max_variants,
+                              " are allowed"));
+  }
   if (desc->num_variants < 0 || (desc->num_variants > 0 && desc->variants == nullptr)) {
     return Error(SY_STATUS_INVALID_ARGUMENT,
                  absl::StrCat(where, ": num_variants is ", desc->num_variants,
@@ -175,21 +233,26 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
                                 " needs struct_size, a name, and config bytes "
                                 "when config_size > 0"));
     }
+    if (BoundedLength(variant.name, kLimits.max_name_bytes) > kLimits.max_name_bytes ||
+        variant.config_size > kLimits.max_config_bytes) {
+      return Error(SY_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(where, ": variant #", v, " has a name over ",
+                                kLimits.max_name_bytes, " bytes or a config over ",
+                                kLimits.max_config_bytes, " bytes, the limits"));
+    }
     const auto* bytes = static_cast<const uint8_t*>(variant.config);
     entry->variants.push_back(
         {variant.name, std::vector<uint8_t>(bytes, bytes + variant.config_size)});
   }
-  for (const StagedKernel& staged : kernels_) {
-    if (staged.op_name == op_name && staged.entry->name == kernel_name &&
-        staged.entry->device_type_name == device_type &&
-        staged.entry->dtypes == entry->dtypes) {
-      std::vector<std::string> names;
-      for (sy_dtype_t d : entry->dtypes) names.emplace_back(DTypeName(d));
-      return Error(SY_STATUS_ALREADY_EXISTS,
-                   absl::StrCat(where, " on ", device_type, " with dtypes (",
-                                absl::StrJoin(names, ", "),
-                                ") is registered twice"));
-    }
+  if (!kernel_identities_
+           .insert(KernelIdentity{op_name, kernel_name, device_type, entry->dtypes})
+           .second) {
+    std::vector<std::string> names;
+    for (sy_dtype_t d : entry->dtypes) names.emplace_back(DTypeName(d));
+    return Error(SY_STATUS_ALREADY_EXISTS,
+                 absl::StrCat(where, " on ", device_type, " with dtypes (",
+                              absl::StrJoin(names, ", "),
+                              ") is registered twice"));
   }
   entry->name = kernel_name;
   entry->plugin = &plugin_;
@@ -199,8 +262,49 @@ sy_error_t* RegistrationSession::RegisterKernel(const sy_kernel_desc_t* desc) {
   entry->priority = desc->priority;
   entry->fn = desc->fn;
   entry->kernel_data = desc->kernel_data;
+  entry->plugin_abi_minor = plugin_.abi_minor();
+  // 1.1 fields count only from a plugin that answered 1.1 (a 1.0 plugin's
+  // descriptor may be larger than it knows, if it padded it).
+  if (plugin_.abi_minor() >= 1 && SY_STRUCT_HAS(desc, sy_kernel_desc_t, flags)) {
+    if ((desc->flags & ~SY_KERNEL_FLAG_MAY_DECLINE) != 0) {
+      return Error(SY_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat(where, ": flags 0x", absl::Hex(desc->flags),
+                                " has bits this host does not know; the only "
+                                "kernel flag is SY_KERNEL_FLAG_MAY_DECLINE"));
+    }
+    entry->flags = desc->flags;
+  }
   kernels_.push_back({std::move(entry), op_name});
   return nullptr;
+}
+
+sy_error_t* RegistrationSession::GetOption(const char* name,
+                                           sy_option_value_t* out) {
+  if (name == nullptr || out == nullptr) {
+    return Error(SY_STATUS_INVALID_ARGUMENT,
+                 "option_get: name and out_value must not be NULL");
+  }
+  for (const PluginOptionValue& o : options_) {
+    if (o.decl.name != name) continue;
+    sy_option_value_t value{};
+    value.type = o.decl.type;
+    value.is_set = o.source != "default";
+    switch (o.decl.type) {
+      case SY_OPTION_INT: value.value.i = o.i; break;
+      case SY_OPTION_FLOAT: value.value.f = o.f; break;
+      case SY_OPTION_BOOL: value.value.b = o.b ? 1 : 0; break;
+      case SY_OPTION_STRING: value.value.str = o.text.c_str(); break;
+    }
+    *out = value;
+    return nullptr;
+  }
+  std::vector<std::string> names;
+  for (const PluginOptionValue& o : options_) names.push_back(o.decl.name);
+  return Error(SY_STATUS_NOT_FOUND,
+               absl::StrCat("option_get: the plugin declares no option '",
+                            BoundedLength(name, 64) > 64 ? "(too long)" : name,
+                            "'; declared: ",
+                            names.empty() ? "none" : absl::StrJoin(names, ", ")));
 }
 
 void RegistrationSession::Note(std::string text) {
@@ -232,6 +336,7 @@ absl::Status RegistrationSession::Commit(LoadRecord& record) {
       return status;
     }
     ++record.num_devices;
+    committed_devices_ += static_cast<int>((*type)->devices().size());
   }
   std::vector<std::unique_ptr<KernelEntry>> batch;
   for (StagedKernel& staged : kernels_) {

@@ -38,8 +38,8 @@ Device::Device(DeviceType& type, int32_t index, DeviceProperties properties,
           [this](size_t size) -> absl::StatusOr<void*> {
             void* ptr = nullptr;
             absl::Status status = type_.Check(
-                type_.api().allocate(type_.api().device_data, index_, size, 64,
-                                     &ptr),
+                type_.api().allocate(type_.api().device_data, index_, size,
+                                     kDeviceAlignment, &ptr),
                 absl::StrCat("allocate(", size, " bytes) on ", label_));
             if (!status.ok()) return status;
             if (ptr == nullptr) {

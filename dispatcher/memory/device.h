@@ -21,6 +21,10 @@
 
 namespace sy::core {
 
+// The alignment of every device allocation: what GPU allocators give, and
+// what plugin.h promises kernel workspaces.
+inline constexpr size_t kDeviceAlignment = 256;
+
 class DeviceType;
 class PluginInstance;
 

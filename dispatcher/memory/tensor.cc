@@ -41,6 +41,13 @@ boost::intrusive_ptr<Storage> Storage::Wrap(Device& device, void* data,
   return storage;
 }
 
+boost::intrusive_ptr<Storage> Storage::Symbolic(Device& device) {
+  boost::intrusive_ptr<Storage> storage(new Storage(device, MemoryBlock{}, 0));
+  storage->release_ = [] {};  // nothing to give back
+  storage->symbolic_ = true;
+  return storage;
+}
+
 void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides) {
   int64_t stride = 1;
   for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
@@ -97,6 +104,15 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device,
                absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
 }
 
+Tensor Tensor::Symbolic(Device& device, const sy_tensor_meta_t& meta) {
+  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  impl->storage = Storage::Symbolic(device);
+  impl->meta = meta;
+  ContiguousStrides(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)),
+                    impl->strides);
+  return Tensor(std::move(impl));
+}
+
 Tensor Tensor::View(const Tensor& base, absl::Span<const int64_t> shape,
                     absl::Span<const int64_t> strides, uint64_t byte_offset) {
   boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
@@ -132,8 +148,8 @@ bool Tensor::is_contiguous() const {
 
 std::string Tensor::Describe() const {
   if (!defined()) return "an undefined tensor";
-  return absl::StrCat(AsAbsl(DTypeName(dtype())), "[", absl::StrJoin(shape(), ", "),
-                      "] on ", device().label());
+  return absl::StrCat(symbolic() ? "symbolic " : "", AsAbsl(DTypeName(dtype())),
+                      "[", absl::StrJoin(shape(), ", "), "] on ", device().label());
 }
 
 }  // namespace sy::core

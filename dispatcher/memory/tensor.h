@@ -36,12 +36,16 @@ class Storage
   static boost::intrusive_ptr<Storage> Wrap(Device& device, void* data,
                                             size_t bytes,
                                             std::function<void()> release);
+  // Storage with no memory at all (data NULL, size 0) for symbolic tensors
+  // (Note [Symbolic tensors]).
+  static boost::intrusive_ptr<Storage> Symbolic(Device& device);
   ~Storage();  // returns the block to the allocator (or runs `release`)
 
   Device& device() const { return *device_; }
   void* data() const { return block_.ptr; }
   sy_device_t dl_device() const { return dl_device_; }
   size_t size() const { return bytes_; }
+  bool symbolic() const { return symbolic_; }
 
  private:
   Storage(Device& device, MemoryBlock block, size_t bytes);
@@ -51,6 +55,7 @@ class Storage
   MemoryBlock block_;
   size_t bytes_;
   std::function<void()> release_;  // set for wrapped memory only
+  bool symbolic_ = false;
 };
 
 class TensorImpl
@@ -76,12 +81,20 @@ class Tensor {
   static absl::StatusOr<Tensor> Empty(Device& device,
                                       const sy_tensor_meta_t& meta);
 
+  // Note [Symbolic tensors]: a tensor with a dtype, shape, strides and a
+  // device but no memory — what a graph capture (dispatch/capture.h) hands
+  // back for the outputs of the ops it records, so that the code being
+  // captured can go on calling ops and making views of them. Calling an op
+  // on one outside a capture, or reading it, is an error.
+  static Tensor Symbolic(Device& device, const sy_tensor_meta_t& meta);
+
   // A tensor sharing `base`'s storage with another layout. The caller
   // (the core's view ops) guarantees the layout stays inside the storage.
   static Tensor View(const Tensor& base, absl::Span<const int64_t> shape,
                      absl::Span<const int64_t> strides, uint64_t byte_offset);
 
   bool defined() const { return impl_ != nullptr; }
+  bool symbolic() const { return impl_->storage->symbolic(); }
   sy_dtype_t dtype() const { return impl_->meta.dtype; }
   int ndim() const { return impl_->meta.ndim; }
   absl::Span<const int64_t> shape() const {

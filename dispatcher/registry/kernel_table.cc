@@ -1,4 +1,3 @@
-#include "absl/strings/string_view.h"
 #include "dispatcher/registry/kernel_table.h"
 
 #include <algorithm>
@@ -7,8 +6,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/registry/op_registry.h"
+#include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
+#include "dispatcher/registry/op_registry.h"
 #include "dispatcher/registry/plugin_instance.h"
 
 namespace sy::core {
@@ -23,7 +23,37 @@ bool NameMatches(const KernelEntry& entry, absl::string_view name) {
   return entry.name == name || entry.QualifiedName() == name;
 }
 
+KernelChoice ChoiceOf(const KernelEntry* kernel, int32_t variant,
+                      ChoiceReason reason) {
+  KernelChoice choice;
+  choice.kernel = kernel;
+  choice.reason = reason;
+  if (variant >= 0 && variant < static_cast<int32_t>(kernel->variants.size())) {
+    choice.variant = variant;
+    choice.variant_config = kernel->variants[variant].config.data();
+  }
+  return choice;
+}
+
+// Identity of a kernel within a batch and against what is registered: the
+// plugin, op, key and name (absl hashes the tuple).
+using KernelIdentity =
+    std::tuple<const PluginInstance*, const OpDef*, DispatchKey, std::string>;
+
+KernelIdentity IdentityOf(const KernelEntry& k) {
+  return {k.plugin, k.op, k.key, k.name};
+}
+
 }  // namespace
+
+const char* ChoiceReasonName(ChoiceReason reason) {
+  switch (reason) {
+    case ChoiceReason::kPinned: return "pinned";
+    case ChoiceReason::kTuned: return "autotuned";
+    case ChoiceReason::kPriority: return "priority";
+  }
+  return "?";
+}
 
 DispatchKey MakeDispatchKey(uint16_t device_type,
                             absl::Span<const sy_dtype_t> dtypes) {
@@ -46,31 +76,35 @@ absl::Status KernelRegistry::Add(
     std::vector<std::unique_ptr<KernelEntry>> batch) {
   std::lock_guard<std::mutex> lock(mu_);
   // Reject duplicates (within the batch and against what is registered)
-  // before anything changes.
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const KernelEntry& k = *batch[i];
-    auto same = [&k](const KernelEntry& other) {
-      return other.plugin == k.plugin && other.op == k.op &&
-             other.key == k.key && other.name == k.name;
-    };
-    for (size_t j = 0; j < i; ++j) {
-      if (same(*batch[j])) {
-        std::vector<std::string> dtypes;
-        for (sy_dtype_t d : k.dtypes) dtypes.emplace_back(DTypeName(d));
-        return absl::AlreadyExistsError(absl::StrCat(
-            "register_kernel: kernel '", k.name, "' for ", k.op->full_name(),
-            " on ", k.device_type_name, " with dtypes (",
-            absl::StrJoin(dtypes, ", "),
-            ") is registered twice; register each (op, device, dtypes) once "
-            "per kernel name"));
-      }
+  // before anything changes. One set over the batch and the touched ops'
+  // kernels keeps this linear (a plugin may register 100k kernels).
+  absl::flat_hash_set<const OpDef*> batch_ops;
+  for (const auto& entry : batch) batch_ops.insert(entry->op);
+  absl::flat_hash_set<KernelIdentity> seen;
+  for (const OpDef* op : batch_ops) {
+    if (auto it = by_op_.find(op); it != by_op_.end()) {
+      for (const auto& existing : it->second) seen.insert(IdentityOf(*existing));
+    }
+  }
+  for (const auto& entry : batch) {
+    const KernelEntry& k = *entry;
+    if (!seen.insert(IdentityOf(k)).second) {
+      std::vector<std::string> dtypes;
+      for (sy_dtype_t d : k.dtypes) dtypes.emplace_back(DTypeName(d));
+      return absl::AlreadyExistsError(absl::StrCat(
+          "register_kernel: kernel '", k.name, "' for ", k.op->full_name(),
+          " on ", k.device_type_name, " with dtypes (",
+          absl::StrJoin(dtypes, ", "),
+          ") is registered twice; register each (op, device, dtypes) once "
+          "per kernel name"));
     }
   }
   absl::flat_hash_set<OpDef*> touched;
   for (auto& entry : batch) {
     entry->sequence = next_sequence_++;
     touched.insert(entry->op);
-    entries_.push_back(std::move(entry));
+    withdrawn_.erase(TunedKey{entry->op, entry->key});
+    by_op_[entry->op].push_back(std::move(entry));
   }
   for (OpDef* op : touched) RepublishLocked(op);
   return absl::OkStatus();
@@ -78,16 +112,21 @@ absl::Status KernelRegistry::Add(
 
 void KernelRegistry::RemovePlugin(const PluginInstance* plugin) {
   std::lock_guard<std::mutex> lock(mu_);
-  absl::flat_hash_set<OpDef*> touched;
-  auto removed = std::stable_partition(
-      entries_.begin(), entries_.end(),
-      [plugin](const std::unique_ptr<KernelEntry>& e) { return e->plugin != plugin; });
-  for (auto it = removed; it != entries_.end(); ++it) {
-    touched.insert((*it)->op);
+  std::vector<OpDef*> touched;
+  for (auto& [op, entries] : by_op_) {
+    auto removed = std::stable_partition(
+        entries.begin(), entries.end(),
+        [plugin](const std::unique_ptr<KernelEntry>& e) { return e->plugin != plugin; });
+    if (removed == entries.end()) continue;
+    touched.push_back((*removed)->op);
     // A call that loaded an old snapshot may still be reading the entry.
-    retired_entries_.push_back(std::move(*it));
+    for (auto it = removed; it != entries.end(); ++it) {
+      withdrawn_[TunedKey{op, (*it)->key}] = plugin->name();
+      retired_entries_.push_back(std::move(*it));
+    }
+    entries.erase(removed, entries.end());
+    for (const auto& kept : entries) withdrawn_.erase(TunedKey{op, kept->key});
   }
-  entries_.erase(removed, entries_.end());
   for (OpDef* op : touched) RepublishLocked(op);
 }
 
@@ -96,10 +135,12 @@ absl::Status KernelRegistry::Pin(OpDef* op, absl::string_view device_type,
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> available;
   bool found = false;
-  for (const auto& entry : entries_) {
-    if (entry->op != op || entry->device_type_name != device_type) continue;
-    available.push_back(entry->QualifiedName());
-    if (NameMatches(*entry, kernel)) found = true;
+  if (auto it = by_op_.find(op); it != by_op_.end()) {
+    for (const auto& entry : it->second) {
+      if (entry->device_type_name != device_type) continue;
+      available.push_back(entry->QualifiedName());
+      if (NameMatches(*entry, kernel)) found = true;
+    }
   }
   if (!found) {
     return absl::NotFoundError(absl::StrCat(
@@ -124,18 +165,27 @@ void KernelRegistry::Unpin(OpDef* op, absl::string_view device_type) {
 }
 
 absl::Status KernelRegistry::SetTunedChoice(OpDef* op, DispatchKey key,
+                                            std::optional<ShapeBucket> bucket,
                                             absl::string_view kernel,
                                             int32_t variant) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& entry : entries_) {
-    if (entry->op == op && entry->key == key && NameMatches(*entry, kernel)) {
+  auto it = by_op_.find(op);
+  if (it != by_op_.end()) {
+    for (const auto& entry : it->second) {
+      if (entry->key != key || !NameMatches(*entry, kernel)) continue;
       if (variant < -1 ||
           variant >= static_cast<int32_t>(entry->variants.size())) {
         return absl::OutOfRangeError(absl::StrCat(
             "kernel ", entry->QualifiedName(), " has ", entry->variants.size(),
-            " variants; variant ", variant, " does not exist"));
+            " variant(s); variant ", variant, " does not exist"));
       }
-      tuned_[{op, key}] = Tuned{std::string(kernel), variant};
+      TunedVerdicts& verdicts = tuned_[TunedKey{op, key}];
+      Tuned tuned{std::string(kernel), variant};
+      if (bucket.has_value()) {
+        verdicts.per_bucket[*bucket] = std::move(tuned);
+      } else {
+        verdicts.all_buckets = std::move(tuned);
+      }
       RepublishLocked(op);
       return absl::OkStatus();
     }
@@ -143,6 +193,12 @@ absl::Status KernelRegistry::SetTunedChoice(OpDef* op, DispatchKey key,
   return absl::NotFoundError(absl::StrCat("no kernel '", kernel, "' for ",
                                           op->full_name(),
                                           " with that dispatch key"));
+}
+
+void KernelRegistry::ClearTunedChoices(OpDef* op) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::erase_if(tuned_, [op](const auto& kv) { return kv.first.op == op; });
+  RepublishLocked(op);
 }
 
 const KernelEntry* KernelRegistry::PinnedLocked(
@@ -157,31 +213,78 @@ const KernelEntry* KernelRegistry::PinnedLocked(
   return nullptr;
 }
 
-void KernelRegistry::RepublishLocked(OpDef* op) {
-  auto table = std::make_unique<OpDispatch>();
-  for (const auto& entry : entries_) {
-    if (entry->op == op) table->slots[entry->key].candidates.push_back(entry.get());
-  }
-  for (auto& [key, slot] : table->slots) {
-    std::stable_sort(slot.candidates.begin(), slot.candidates.end(), Better);
-    const KernelEntry* chosen =
-        PinnedLocked(op, slot.candidates.front()->device_type_name, slot.candidates);
-    if (chosen == nullptr) {
-      if (auto it = tuned_.find({op, key}); it != tuned_.end()) {
-        for (const KernelEntry* c : slot.candidates) {
-          if (NameMatches(*c, it->second.kernel)) {
-            chosen = c;
-            slot.variant = it->second.variant;
-            if (slot.variant >= 0) {
-              slot.variant_config = c->variants[slot.variant].config.data();
-            }
-            break;
-          }
+void KernelRegistry::BuildSlotLocked(const OpDef* op, DispatchKey key,
+                                     DispatchSlot& slot) {
+  // Candidates arrive in registration order; sort them by priority.
+  std::vector<const KernelEntry*> candidates;
+  for (const KernelChoice& c : slot.choices) candidates.push_back(c.kernel);
+  std::stable_sort(candidates.begin(), candidates.end(), Better);
+  slot.choices.clear();
+
+  const KernelEntry* pinned =
+      PinnedLocked(op, candidates.front()->device_type_name, candidates);
+  const KernelEntry* tuned = nullptr;
+  int32_t tuned_variant = -1;
+  const TunedVerdicts* verdicts = nullptr;
+  if (auto it = tuned_.find(TunedKey{op, key}); it != tuned_.end()) {
+    verdicts = &it->second;
+    if (verdicts->all_buckets.has_value()) {
+      for (const KernelEntry* c : candidates) {
+        if (NameMatches(*c, verdicts->all_buckets->kernel)) {
+          tuned = c;
+          tuned_variant = verdicts->all_buckets->variant;
+          break;
         }
       }
     }
-    slot.kernel = chosen != nullptr ? chosen : slot.candidates.front();
   }
+  if (pinned != nullptr) {
+    slot.choices.push_back(ChoiceOf(pinned, -1, ChoiceReason::kPinned));
+  }
+  if (tuned != nullptr && tuned != pinned) {
+    slot.choices.push_back(ChoiceOf(tuned, tuned_variant, ChoiceReason::kTuned));
+  }
+  for (const KernelEntry* c : candidates) {
+    if (c != pinned && c != tuned) {
+      slot.choices.push_back(ChoiceOf(c, -1, ChoiceReason::kPriority));
+    }
+  }
+
+  // Per-bucket verdicts become the slot's first bucket table; a pin
+  // outranks them (Note [Bucket tables]).
+  auto table = std::make_unique<BucketTable>();
+  if (verdicts != nullptr && pinned == nullptr) {
+    for (const auto& [bucket, verdict] : verdicts->per_bucket) {
+      for (size_t i = 0; i < slot.choices.size(); ++i) {
+        if (NameMatches(*slot.choices[i].kernel, verdict.kernel)) {
+          BucketChoice choice;
+          choice.choice = static_cast<int16_t>(i);
+          choice.variant = verdict.variant;
+          choice.tuned = true;
+          table->entries_.emplace(bucket, std::move(choice));
+          break;
+        }
+      }
+    }
+  }
+  slot.needs_bucket = slot.choices.front().kernel->may_decline() ||
+                      table->size() > 0;
+  if (table->size() > 0) {
+    slot.buckets.store(table.get(), std::memory_order_relaxed);
+    tables_.push_back(std::move(table));
+  }
+}
+
+void KernelRegistry::RepublishLocked(OpDef* op) {
+  auto table = std::make_unique<OpDispatch>();
+  if (auto it = by_op_.find(op); it != by_op_.end()) {
+    for (const auto& entry : it->second) {
+      KernelChoice choice;
+      choice.kernel = entry.get();
+      table->slots[entry->key].choices.push_back(choice);
+    }
+  }
+  for (auto& [key, slot] : table->slots) BuildSlotLocked(op, key, slot);
   if (table->slots.empty()) table.reset();
   op->publish_dispatch(table.get());
   auto& current = current_[op];
@@ -189,26 +292,42 @@ void KernelRegistry::RepublishLocked(OpDef* op) {
   current = std::move(table);
 }
 
+void KernelRegistry::RecordBucketChoice(const OpDef* op,
+                                        const DispatchSlot* slot,
+                                        const ShapeBucket& bucket,
+                                        BucketChoice choice) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Only a slot of the op's published snapshot: an older one was replaced
+  // because its candidates changed, and its decisions no longer apply.
+  auto it = current_.find(const_cast<OpDef*>(op));
+  if (it == current_.end() || it->second == nullptr) return;
+  bool published = false;
+  for (const auto& [key, s] : it->second->slots) published |= &s == slot;
+  if (!published) return;
+  const BucketTable* old = slot->bucket_table();
+  if (old != nullptr && (old->size() >= kMaxBucketEntries || old->Find(bucket))) {
+    return;
+  }
+  auto table = std::make_unique<BucketTable>();
+  if (old != nullptr) table->entries_ = old->entries_;
+  table->entries_.emplace(bucket, std::move(choice));
+  slot->buckets.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));  // the old one stays: calls may read it
+}
+
 std::vector<const KernelEntry*> KernelRegistry::KernelsFor(const OpDef* op) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<const KernelEntry*> kernels;
-  for (const auto& entry : entries_) {
-    if (entry->op == op) kernels.push_back(entry.get());
+  if (auto it = by_op_.find(op); it != by_op_.end()) {
+    for (const auto& entry : it->second) kernels.push_back(entry.get());
   }
   return kernels;
 }
 
-ChoiceReason KernelRegistry::ReasonFor(const OpDef* op, DispatchKey key) const {
+std::string KernelRegistry::WithdrawnBy(const OpDef* op, DispatchKey key) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const OpDispatch* table = op->dispatch();
-  const DispatchSlot* slot = table != nullptr ? table->Find(key) : nullptr;
-  if (slot == nullptr) return ChoiceReason::kPriority;
-  if (PinnedLocked(op, slot->kernel->device_type_name, slot->candidates) ==
-      slot->kernel) {
-    return ChoiceReason::kPinned;
-  }
-  if (tuned_.contains({op, key})) return ChoiceReason::kTuned;
-  return ChoiceReason::kPriority;
+  auto it = withdrawn_.find(TunedKey{op, key});
+  return it == withdrawn_.end() ? std::string() : it->second;
 }
 
 }  // namespace sy::core

@@ -1,28 +1,43 @@
 // Kernel registrations and the dispatch snapshots built from them.
 //
 // Note [Dispatch snapshots]: each op owns a pointer to an immutable
-// OpDispatch, a hash map from (device type, input dtypes) to the chosen
-// kernel. A call loads that pointer with acquire order, looks up its key and
-// calls the kernel: no lock, no string work, no allocation. Writers (plugin
-// loads, pins, autotune decisions) take the registry's mutex, build a fresh
-// OpDispatch for each op they touch, and publish it with a release store.
-// Replaced snapshots are retired, not freed, until the registry dies: a call
-// may still be reading one. Their number is bounded by the number of
-// registration batches, which are few (one per plugin load, pin or tuning
-// decision).
+// OpDispatch, a hash map from the dispatch key (device type, input dtypes)
+// to a DispatchSlot: the kernels for that key in resolution order (pinned,
+// then tuned, then by priority). A call loads that pointer with acquire
+// order, looks up its key and runs the first choice: no lock, no string
+// work, no allocation. Writers (plugin loads, pins, tuning verdicts) take
+// the registry's mutex, build a fresh OpDispatch for each op they touch,
+// and publish it with a release store. Replaced snapshots are retired, not
+// freed, until the registry dies: a call may still be reading one. Their
+// number is bounded by the number of registration batches, which are few
+// (one per plugin load, pin or tuning decision).
+//
+// Note [Bucket tables]: a slot may also hold a BucketTable, an immutable
+// map from a call's shape bucket (shape_bucket.h) to the choice for that
+// bucket: what an autotuner decided for it, or where resolution goes after
+// kernels declined calls of that bucket (plugin.h, sy_kernel_fn). A slot
+// reads it only when `needs_bucket` is set — its first choice may decline,
+// or tuned entries exist — so a call that needs neither pays one branch.
+// Adding an entry copies the table, publishes the copy with a release store
+// and retires the old one, as snapshots are; a table stops growing at
+// kMaxBucketEntries (later buckets are then re-queried, never wrong).
 #ifndef SWITCHYARD_DISPATCHER_REGISTRY_KERNEL_TABLE_H_
 #define SWITCHYARD_DISPATCHER_REGISTRY_KERNEL_TABLE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "dispatcher/registry/shape_bucket.h"
 #include "switchyard/plugin.h"
 
 namespace sy::core {
@@ -32,6 +47,8 @@ class PluginInstance;
 
 // At most this many tensor arguments take part in a dispatch key.
 inline constexpr int kMaxKeyedTensorArgs = 6;
+// A bucket table holds at most this many buckets (Note [Bucket tables]).
+inline constexpr size_t kMaxBucketEntries = 1024;
 
 // (device type id, input dtypes) packed into one integer: 16 bits of device
 // type, then one byte (DTypeIndex) per tensor argument.
@@ -68,17 +85,69 @@ struct KernelEntry {
   sy_kernel_fn fn = nullptr;
   void* kernel_data = nullptr;
   std::vector<KernelVariant> variants;
+  uint32_t flags = 0;          // SY_KERNEL_FLAG_* (ABI 1.1)
+  uint32_t plugin_abi_minor = 0;  // the minor its plugin answered
 
+  bool may_decline() const { return (flags & SY_KERNEL_FLAG_MAY_DECLINE) != 0; }
   // "plugin::name".
   std::string QualifiedName() const;
 };
 
-struct DispatchSlot {
-  const KernelEntry* kernel = nullptr;  // the one calls run
+// Why a kernel is where it is in a slot's order.
+enum class ChoiceReason : uint8_t { kPinned, kTuned, kPriority };
+const char* ChoiceReasonName(ChoiceReason reason);  // "pinned", …
+
+// A kernel and the variant to run it with.
+struct KernelChoice {
+  const KernelEntry* kernel = nullptr;
   int32_t variant = -1;
   const void* variant_config = nullptr;
-  // Every kernel for this key, best first (the autotuner's candidates).
-  std::vector<const KernelEntry*> candidates;
+  ChoiceReason reason = ChoiceReason::kPriority;
+};
+
+// Where a bucket's calls go. `choice` is an index into the slot's choices,
+// or -1: every kernel declined, use the op's decomposition (or fail).
+// `variant` >= 0 overrides the choice's variant (a tuned verdict).
+struct BucketChoice {
+  int16_t choice = 0;
+  int32_t variant = -1;
+  bool tuned = false;
+  // Which kernels declined and why ("onednn::add.Tensor.f32.f32: numel 16
+  // < 4096"), for explain; "" when none did.
+  std::string declined;
+};
+
+class BucketTable {
+ public:
+  const BucketChoice* Find(const ShapeBucket& bucket) const {
+    auto it = entries_.find(bucket);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  friend class KernelRegistry;
+  absl::flat_hash_map<ShapeBucket, BucketChoice> entries_;
+};
+
+struct DispatchSlot {
+  DispatchSlot() = default;
+  // Slots move only while a snapshot is built, before it is published.
+  DispatchSlot(DispatchSlot&& other) noexcept
+      : choices(std::move(other.choices)),
+        needs_bucket(other.needs_bucket),
+        buckets(other.buckets.load(std::memory_order_relaxed)) {}
+
+  // Every kernel for this key in resolution order: pinned first, then a
+  // key-wide tuned verdict, then by priority (ties: first registered).
+  absl::InlinedVector<KernelChoice, 2> choices;
+  // Read the bucket table before choices[0] (Note [Bucket tables]).
+  bool needs_bucket = false;
+  mutable std::atomic<const BucketTable*> buckets{nullptr};
+
+  const BucketTable* bucket_table() const {
+    return buckets.load(std::memory_order_acquire);
+  }
 };
 
 struct OpDispatch {
@@ -90,9 +159,6 @@ struct OpDispatch {
   }
 };
 
-// How the kernel for one key was chosen, for `switchyard info` and tests.
-enum class ChoiceReason { kPinned, kTuned, kPriority };
-
 class KernelRegistry {
  public:
   KernelRegistry() = default;
@@ -102,7 +168,8 @@ class KernelRegistry {
 
   // Adds a batch (one plugin's kernels) and publishes the touched ops once.
   // Fails, adding nothing, if a kernel duplicates one of the same plugin
-  // (same op, device type, dtypes and name).
+  // (same op, device type, dtypes and name). Linear in the batch and in the
+  // touched ops' kernels.
   absl::Status Add(std::vector<std::unique_ptr<KernelEntry>> batch);
 
   // Withdraws every kernel of `plugin` and republishes the touched ops.
@@ -114,16 +181,27 @@ class KernelRegistry {
                    absl::string_view kernel);
   void Unpin(OpDef* op, absl::string_view device_type);
 
-  // The autotuner's verdict for one key: kernel and variant. Below a pin,
-  // above priority.
+  // A tuning verdict for one key — for every bucket (`bucket` empty) or for
+  // one: kernel and variant. Below a pin, above priority. NotFound when no
+  // such kernel serves the key; OutOfRange for a variant it lacks.
   absl::Status SetTunedChoice(OpDef* op, DispatchKey key,
+                              std::optional<ShapeBucket> bucket,
                               absl::string_view kernel, int32_t variant);
+  // Forgets every verdict of `op` (all keys and buckets).
+  void ClearTunedChoices(OpDef* op);
+
+  // Remembers where calls of `bucket` go in `slot` of `op` (a decline
+  // result). Ignored when the slot is no longer published (a plugin came or
+  // went meanwhile) or its table is full.
+  void RecordBucketChoice(const OpDef* op, const DispatchSlot* slot,
+                          const ShapeBucket& bucket, BucketChoice choice);
 
   // Every kernel registered for `op`, in registration order.
   std::vector<const KernelEntry*> KernelsFor(const OpDef* op) const;
 
-  // Why the published kernel for (op, key) was chosen.
-  ChoiceReason ReasonFor(const OpDef* op, DispatchKey key) const;
+  // The plugin whose unload took the last kernel for (op, key) away, or ""
+  // (for the message of a call that raced an unload).
+  std::string WithdrawnBy(const OpDef* op, DispatchKey key) const;
 
  private:
   struct PinEntry {
@@ -131,22 +209,39 @@ class KernelRegistry {
     std::string device_type;
     std::string kernel;
   };
+  struct TunedKey {
+    const OpDef* op;
+    DispatchKey key;
+    bool operator==(const TunedKey& o) const { return op == o.op && key == o.key; }
+    template <typename H>
+    friend H AbslHashValue(H h, const TunedKey& k) {
+      return H::combine(std::move(h), k.op, k.key);
+    }
+  };
   struct Tuned {
     std::string kernel;
-    int32_t variant;
+    int32_t variant = -1;
+  };
+  struct TunedVerdicts {
+    std::optional<Tuned> all_buckets;
+    absl::flat_hash_map<ShapeBucket, Tuned> per_bucket;
   };
 
   void RepublishLocked(OpDef* op);
+  void BuildSlotLocked(const OpDef* op, DispatchKey key, DispatchSlot& slot);
   const KernelEntry* PinnedLocked(const OpDef* op, const std::string& device,
                                   const std::vector<const KernelEntry*>& c) const;
 
   mutable std::mutex mu_;
-  std::vector<std::unique_ptr<KernelEntry>> entries_;
+  // Every live kernel, per op in registration order.
+  absl::flat_hash_map<const OpDef*, std::vector<std::unique_ptr<KernelEntry>>> by_op_;
   std::vector<PinEntry> pins_;
-  absl::flat_hash_map<std::pair<const OpDef*, DispatchKey>, Tuned> tuned_;
+  absl::flat_hash_map<TunedKey, TunedVerdicts> tuned_;
   absl::flat_hash_map<OpDef*, std::unique_ptr<const OpDispatch>> current_;
   std::vector<std::unique_ptr<const OpDispatch>> retired_;
+  std::vector<std::unique_ptr<const BucketTable>> tables_;  // live and retired
   std::vector<std::unique_ptr<KernelEntry>> retired_entries_;
+  absl::flat_hash_map<TunedKey, std::string> withdrawn_;  // → plugin name
   uint64_t next_sequence_ = 0;
 };
 

@@ -12,6 +12,7 @@ const char* LoadOutcomeName(LoadOutcome outcome) {
     case LoadOutcome::kLoaded: return "loaded";
     case LoadOutcome::kFailed: return "failed";
     case LoadOutcome::kSkipped: return "skipped";
+    case LoadOutcome::kLoadedNoDevices: return "loaded, no devices";
   }
   return "unknown";
 }
@@ -27,11 +28,28 @@ const char* LoadStageName(LoadStage stage) {
     case LoadStage::kOpen: return "open";
     case LoadStage::kSymbol: return "symbol";
     case LoadStage::kInit: return "init";
+    case LoadStage::kOptions: return "options";
     case LoadStage::kRegister: return "register";
     case LoadStage::kDone: return "done";
   }
   return "unknown";
 }
+
+namespace {
+
+nlohmann::json OptionsJson(const std::vector<LoadRecordOption>& options) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const LoadRecordOption& o : options) {
+    out.push_back({{"name", o.name},
+                   {"type", o.type},
+                   {"value", o.value},
+                   {"source", o.source},
+                   {"help", o.help}});
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json LoadRecordToJson(const LoadRecord& r) {
   return {
@@ -52,6 +70,7 @@ nlohmann::json LoadRecordToJson(const LoadRecord& r) {
       {"kernels", r.num_kernels},
       {"load_ms", r.load_ms},
       {"notes", r.notes},
+      {"options", OptionsJson(r.options)},
   };
 }
 
@@ -60,10 +79,12 @@ std::string DescribeLoadRecord(const LoadRecord& r) {
   if (!r.manifest_path.empty()) absl::StrAppend(&who, " (", r.manifest_path, ")");
   switch (r.outcome) {
     case LoadOutcome::kLoaded:
+    case LoadOutcome::kLoadedNoDevices:
       return absl::StrFormat(
-          "%s: loaded, version %s, plugin ABI %u.%u on host ABI %u.%u; "
+          "%s: %s, version %s, plugin ABI %u.%u on host ABI %u.%u; "
           "%d device type(s), %d schema(s), %d kernel(s) in %.1f ms%s",
-          who, r.plugin_version.empty() ? "?" : r.plugin_version,
+          who, LoadOutcomeName(r.outcome),
+          r.plugin_version.empty() ? "?" : r.plugin_version,
           r.plugin_abi_major, r.plugin_abi_minor, r.host_abi_major,
           r.host_abi_minor, r.num_devices, r.num_schemas, r.num_kernels,
           r.load_ms,

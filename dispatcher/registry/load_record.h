@@ -16,6 +16,10 @@ enum class LoadOutcome {
   kLoaded,   // registered and usable
   kFailed,   // tried and refused or broken; `reason` says why
   kSkipped,  // deliberately not loaded (policy, duplicate); `reason` says why
+  // Registered, but every device type it provides has no device (a GPU
+  // plugin on a machine without that GPU); `notes` say why. Its kernels for
+  // other plugins' device types, if any, work.
+  kLoadedNoDevices,
 };
 
 // Where in the pipeline the outcome was decided.
@@ -29,8 +33,18 @@ enum class LoadStage {
   kOpen,       // dlopen
   kSymbol,     // looking up sy_plugin_init
   kInit,       // sy_plugin_init and its table
+  kOptions,    // the plugin's declared options against the values users gave
   kRegister,   // the plugin's load slot and committing what it registered
   kDone,       // loaded
+};
+
+// A declared plugin option and the value it had for this load.
+struct LoadRecordOption {
+  std::string name;
+  std::string type;    // "int", "float", "bool", "string"
+  std::string value;   // as given, or the default
+  std::string source;  // "default", "manifest", "SWITCHYARD_PLUGIN_OPTIONS", "context"
+  std::string help;
 };
 
 struct LoadRecord {
@@ -52,7 +66,15 @@ struct LoadRecord {
   // What the plugin logged while loading, at info level or above ("no CUDA
   // device: …", "bf16 kernels not registered: …"), in order.
   std::vector<std::string> notes;
+  // Every option the plugin declares, with its value (ABI 1.1 plugins).
+  std::vector<LoadRecordOption> options;
 };
+
+// True for both ways of having loaded (kLoaded, kLoadedNoDevices).
+inline bool IsLoaded(LoadOutcome outcome) {
+  return outcome == LoadOutcome::kLoaded ||
+         outcome == LoadOutcome::kLoadedNoDevices;
+}
 
 const char* LoadOutcomeName(LoadOutcome outcome);  // "loaded", "failed", …
 const char* LoadStageName(LoadStage stage);        // "manifest", …

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "dispatcher/base/error.h"
@@ -10,20 +9,6 @@
 
 namespace sy::core {
 
-namespace {
-constexpr absl::string_view kDeclinedPayload = "switchyard/decomposition-declined";
-}  // namespace
-
-absl::Status DeclineDecomposition() {
-  absl::Status status(absl::StatusCode::kUnimplemented,
-                      "the decomposition does not apply to this call");
-  status.SetPayload(kDeclinedPayload, absl::Cord());
-  return status;
-}
-
-bool IsDeclinedDecomposition(const absl::Status& status) {
-  return status.GetPayload(kDeclinedPayload).has_value();
-}
 namespace {
 
 // The sy_attr_t form of a schema default. Lists and strings point into the

@@ -22,7 +22,7 @@
 
 namespace sy::core {
 
-class Runtime;
+class Dispatcher;
 class Tensor;
 struct OpDispatch;  // kernel_table.h
 class OpDef;
@@ -40,18 +40,20 @@ struct DecompositionArgs {
 // Computes an op from other ops (each call goes through the dispatcher, so
 // it runs on whatever device the inputs are on). Returns the op's outputs.
 using DecompositionFn = absl::StatusOr<std::vector<Tensor>> (*)(
-    Runtime& runtime, const DecompositionArgs& args);
+    Dispatcher& dispatcher, const DecompositionArgs& args);
 
-// What a decomposition returns when it does not apply to this call (e.g. a
-// dtype promotion when the dtypes already agree): resolution then goes on as
-// if the op had no decomposition (cpu fallback, or the no-kernel error).
-absl::Status DeclineDecomposition();
-bool IsDeclinedDecomposition(const absl::Status& status);
+// Whether a decomposition applies to a call with these input metas
+// (flattened like kernel inputs). A decomposition without one applies to
+// every call; one that does not apply (a dtype promotion when the dtypes
+// already agree) is skipped by resolution as if the op had none. Resolve
+// asks before choosing the route, so `explain` and the call agree.
+using DecompositionApplies = bool (*)(const OpDef& op,
+                                      absl::Span<const sy_tensor_meta_t> inputs);
 
 // Computes a view op's result from its input without running a kernel.
 // `out` is the shape function's result. May fall back to copying (a reshape
 // of a layout that cannot be viewed).
-using ViewFn = absl::StatusOr<Tensor> (*)(Runtime& runtime, const Tensor& input,
+using ViewFn = absl::StatusOr<Tensor> (*)(Dispatcher& dispatcher, const Tensor& input,
                                           const ShapeContext& ctx,
                                           const sy_tensor_meta_t& out);
 
@@ -87,7 +89,16 @@ class OpDef {
   DecompositionFn decomposition() const {
     return decomposition_.load(std::memory_order_acquire);
   }
-  void set_decomposition(DecompositionFn fn) {
+  // True when the op has a decomposition and it applies to these inputs.
+  bool decomposition_applies(absl::Span<const sy_tensor_meta_t> inputs) const {
+    if (decomposition() == nullptr) return false;
+    DecompositionApplies applies = applies_.load(std::memory_order_acquire);
+    return applies == nullptr || applies(*this, inputs);
+  }
+  // Set before the op is published (Runtime::Create), or by a single writer.
+  void set_decomposition(DecompositionFn fn,
+                         DecompositionApplies applies = nullptr) {
+    applies_.store(applies, std::memory_order_release);
     decomposition_.store(fn, std::memory_order_release);
   }
 
@@ -123,6 +134,7 @@ class OpDef {
   std::vector<bool> required_;
   ViewFn view_fn_ = nullptr;
   std::atomic<DecompositionFn> decomposition_{nullptr};
+  std::atomic<DecompositionApplies> applies_{nullptr};
   std::atomic<const OpDispatch*> dispatch_{nullptr};
   std::atomic<bool> live_{true};
 };

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "switchyard/plugin.h"
 
@@ -36,12 +38,31 @@ class PluginInstance {
     return live_objects_.load(std::memory_order_acquire);
   }
 
+  // The ABI minor the plugin answered (its table's abi_minor), set by the
+  // loader before `load` runs.
+  uint32_t abi_minor() const { return abi_minor_; }
+  void set_abi_minor(uint32_t minor) { abi_minor_ = minor; }
+
+  // Lines about the plugin learnt after it loaded (a kernel that broke the
+  // ABI in a call, …), appended to its load record's notes. Thread-safe.
+  void AddNote(std::string note) {
+    std::lock_guard<std::mutex> lock(notes_mu_);
+    late_notes_.push_back(std::move(note));
+  }
+  std::vector<std::string> late_notes() const {
+    std::lock_guard<std::mutex> lock(notes_mu_);
+    return late_notes_;
+  }
+
  private:
   std::string name_;
   std::string version_;
   std::string manifest_path_;
   std::shared_ptr<SharedLibrary> library_;
   std::atomic<int64_t> live_objects_{0};
+  uint32_t abi_minor_ = 0;
+  mutable std::mutex notes_mu_;
+  std::vector<std::string> late_notes_;
 };
 
 }  // namespace sy::core

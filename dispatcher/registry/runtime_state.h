@@ -4,7 +4,9 @@
 #ifndef SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
 #define SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
 
+#include <map>
 #include <memory>
+#include <string>
 #include <mutex>
 #include <vector>
 
@@ -18,7 +20,7 @@
 namespace sy::core {
 
 struct RuntimeState {
-  std::mutex plugins_mu;  // guards plugins and records
+  mutable std::mutex plugins_mu;  // guards plugins and records
   std::vector<std::unique_ptr<PluginInstance>> plugins;
   std::vector<LoadRecord> records;
   OpRegistry ops;
@@ -26,6 +28,10 @@ struct RuntimeState {
   KernelRegistry kernels;
   CallTracker calls;
   bool cpu_fallback = false;
+  // Plugin options users gave (plugin_options.h), by source; fixed when the
+  // runtime is created.
+  std::map<std::string, std::map<std::string, std::string>> options_from_env;
+  std::map<std::string, std::map<std::string, std::string>> options_from_context;
 };
 
 }  // namespace sy::core

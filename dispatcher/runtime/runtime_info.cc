@@ -33,22 +33,13 @@ nlohmann::json DeviceJson(const Device& device) {
   };
 }
 
-const char* ReasonName(ChoiceReason reason) {
-  switch (reason) {
-    case ChoiceReason::kPinned: return "pinned";
-    case ChoiceReason::kTuned: return "autotuned";
-    case ChoiceReason::kPriority: return "priority";
-  }
-  return "priority";
-}
-
 }  // namespace
 
 nlohmann::json Runtime::Info() const {
   nlohmann::json info;
   info["version"] = kSwitchyardVersion;
   info["abi"] = absl::StrCat(SY_PLUGIN_ABI_MAJOR, ".", SY_PLUGIN_ABI_MINOR);
-  info["cpu_fallback"] = state_->cpu_fallback;
+  info["cpu_fallback"] = state().cpu_fallback;
   info["plugins"] = nlohmann::json::array();
   for (const LoadRecord& record : LoadRecords()) {
     info["plugins"].push_back(LoadRecordToJson(record));
@@ -56,23 +47,28 @@ nlohmann::json Runtime::Info() const {
   info["devices"] = nlohmann::json::array();
   for (Device* device : Devices()) info["devices"].push_back(DeviceJson(*device));
   info["ops"] = nlohmann::json::array();
-  for (OpDef* op : state_->ops.All()) {
+  for (OpDef* op : state().ops.All()) {
     nlohmann::json kernels = nlohmann::json::array();
     const OpDispatch* table = op->dispatch();
-    for (const KernelEntry* kernel : state_->kernels.KernelsFor(op)) {
+    for (const KernelEntry* kernel : state().kernels.KernelsFor(op)) {
       std::vector<std::string> dtypes;
       for (sy_dtype_t d : kernel->dtypes) dtypes.emplace_back(DTypeName(d));
       const DispatchSlot* slot = table ? table->Find(kernel->key) : nullptr;
-      const bool chosen = slot != nullptr && slot->kernel == kernel;
+      // The slot's first choice is what runs unless a bucket of a call
+      // says otherwise (a decline or a per-bucket verdict).
+      const bool chosen = slot != nullptr && slot->choices.front().kernel == kernel;
+      std::vector<std::string> variants;
+      for (const KernelVariant& v : kernel->variants) variants.push_back(v.name);
       nlohmann::json k = {{"name", kernel->QualifiedName()},
                           {"plugin", kernel->plugin ? kernel->plugin->name() : ""},
                           {"device_type", kernel->device_type_name},
                           {"dtypes", dtypes},
                           {"priority", kernel->priority},
-                          {"variants", kernel->variants.size()},
+                          {"variants", variants},
+                          {"may_decline", kernel->may_decline()},
                           {"chosen", chosen}};
       if (chosen) {
-        k["chosen_because"] = ReasonName(state_->kernels.ReasonFor(op, kernel->key));
+        k["chosen_because"] = ChoiceReasonName(slot->choices.front().reason);
       }
       kernels.push_back(std::move(k));
     }

@@ -6,7 +6,6 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
-#include <unordered_set>
 
 #include "cpu_properties.h"
 #include "switchyard/plugin.hpp"
@@ -39,10 +38,10 @@ struct Event {
 // function-local static (not a global constructor) and never heap-allocated,
 // so it is destroyed, not leaked, when the library is closed.
 struct Registry {
-  std::mutex mu;
-  std::unordered_set<void*> allocations;
-  std::unordered_set<Stream*> streams;
-  std::unordered_set<Event*> events;
+  std::mutex mu;  // guards the three sets
+  plugin::LiveHandles<void> allocations{"cpu", "allocation", "allocate"};
+  plugin::LiveHandles<Stream> streams{"cpu", "stream", "stream_create"};
+  plugin::LiveHandles<Event> events{"cpu", "event", "event_create"};
 };
 
 Registry& State() {
@@ -50,63 +49,31 @@ Registry& State() {
   return registry;
 }
 
+constexpr plugin::DeviceChecks kChecks{"cpu", &g_device_data};
+
 // ---- Argument checks. `fn` is the slot's name, for the message. ---------
 
 sy_error_t* Error(sy_status_code_t code, std::string_view fn,
                   std::string_view what) {
-  return MakeError(code, StrCat("cpu device: ", fn, ": ", what));
+  return kChecks.Error(code, fn, what);
 }
-
 sy_error_t* CheckSelf(void* self, std::string_view fn) {
-  if (self == &g_device_data) return nullptr;
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               "`self` is not the cpu device's device_data; pass the "
-               "device_data of the table the cpu plugin registered");
+  return kChecks.Self(self, fn);
 }
-
 sy_error_t* CheckDevice(int32_t device, std::string_view fn) {
-  if (device == 0) return nullptr;
-  return Error(SY_STATUS_OUT_OF_RANGE, fn,
-               StrCat("device index ", device,
-                      " is out of range; the cpu device type has 1 device "
-                      "(index 0)"));
+  return kChecks.Index(device, 1, fn);
 }
-
 sy_error_t* CheckOut(const void* out, std::string_view fn,
                      std::string_view name) {
-  if (out != nullptr) return nullptr;
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat(name,
-                      " is NULL; pass the address of a variable to "
-                      "receive the result"));
+  return kChecks.Out(out, fn, name);
 }
-
 // Callers hold State().mu.
 sy_error_t* CheckStream(sy_stream_t handle, std::string_view fn) {
-  auto* stream = reinterpret_cast<Stream*>(handle);
-  if (stream != nullptr && State().streams.count(stream) != 0) return nullptr;
-  if (stream == nullptr) {
-    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-                 "stream is NULL; create one with stream_create");
-  }
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat("stream ", static_cast<const void*>(stream),
-                      " is not a live cpu stream (destroyed, or not created "
-                      "by the cpu device); use a stream from stream_create"));
+  return State().streams.Check(handle, fn);
 }
-
 sy_error_t* CheckEvent(sy_event_t handle, std::string_view fn,
                        std::string_view name) {
-  auto* event = reinterpret_cast<Event*>(handle);
-  if (event != nullptr && State().events.count(event) != 0) return nullptr;
-  if (event == nullptr) {
-    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-                 StrCat(name, " is NULL; create one with event_create"));
-  }
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat(name, " ", static_cast<const void*>(event),
-                      " is not a live cpu event (destroyed, or not created "
-                      "by the cpu device); use an event from event_create"));
+  return State().events.Check(handle, fn, name);
 }
 
 // ---- The slots ------------------------------------------------------------
@@ -128,12 +95,7 @@ sy_error_t* GetPropertiesSlot(void* self, int32_t device,
     SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, kFn));
     SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out, kFn, "out_properties"));
     // The caller states how much of the struct it has (see the README).
-    if (!SY_STRUCT_HAS(out, sy_device_properties_t, name)) {
-      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
-                   StrCat("out_properties->struct_size is ", out->struct_size,
-                          ", too small for any field; set it to "
-                          "sizeof(sy_device_properties_t)"));
-    }
+    SY_PLUGIN_RETURN_IF_ERROR(kChecks.Properties(out, kFn));
     const CpuProperties& p = GetCpuProperties();
     out->name = p.name.c_str();
     if (SY_STRUCT_HAS(out, sy_device_properties_t, vendor)) {
@@ -186,7 +148,7 @@ sy_error_t* Allocate(void* self, int32_t device, size_t size, size_t alignment,
     }
     try {
       std::lock_guard<std::mutex> lock(State().mu);
-      State().allocations.insert(ptr);
+      State().allocations.Insert(ptr);
     } catch (...) {
       std::free(ptr);
       throw;
@@ -203,7 +165,7 @@ sy_error_t* Deallocate(void* self, int32_t device, void* ptr) {
     if (ptr == nullptr) return nullptr;
     {
       std::lock_guard<std::mutex> lock(State().mu);
-      if (State().allocations.erase(ptr) == 0) {
+      if (!State().allocations.Erase(ptr)) {
         return Error(SY_STATUS_INVALID_ARGUMENT, "deallocate",
                      StrCat("pointer ", ptr,
                             " was not allocated by the cpu device, or was "
@@ -226,7 +188,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
     auto stream = std::make_unique<Stream>();
     stream->device = device;
     std::lock_guard<std::mutex> lock(State().mu);
-    State().streams.insert(stream.get());
+    State().streams.Insert(stream.get());
     *out_stream = reinterpret_cast<sy_stream_t>(stream.release());
     return nullptr;
   });
@@ -238,7 +200,7 @@ sy_error_t* StreamDestroy(void* self, sy_stream_t stream) {
     std::lock_guard<std::mutex> lock(State().mu);
     SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, "stream_destroy"));
     auto* impl = reinterpret_cast<Stream*>(stream);
-    State().streams.erase(impl);
+    State().streams.Erase(impl);
     delete impl;
     return nullptr;
   });
@@ -271,19 +233,8 @@ sy_error_t* MemcpyAsync(void* self, sy_stream_t stream, void* dst,
       std::lock_guard<std::mutex> lock(State().mu);
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, kFn));
     }
-    if (kind < SY_COPY_HOST_TO_DEVICE || kind > SY_COPY_DEVICE_TO_DEVICE) {
-      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
-                   StrCat("kind ", kind,
-                          " is not a sy_copy_kind_t; pass "
-                          "SY_COPY_HOST_TO_DEVICE, SY_COPY_DEVICE_TO_HOST or "
-                          "SY_COPY_DEVICE_TO_DEVICE"));
-    }
+    SY_PLUGIN_RETURN_IF_ERROR(kChecks.Copy(kind, dst, src, size, kFn));
     if (size == 0) return nullptr;
-    if (dst == nullptr || src == nullptr) {
-      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
-                   StrCat(dst == nullptr ? "dst" : "src", " is NULL with size ",
-                          size, "; pass valid buffers or size 0"));
-    }
     // memmove: a device-to-device copy within one buffer may overlap.
     std::memmove(dst, src, size);
     return nullptr;
@@ -299,12 +250,8 @@ sy_error_t* MemsetAsync(void* self, sy_stream_t stream, void* dst,
       std::lock_guard<std::mutex> lock(State().mu);
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream, kFn));
     }
+    SY_PLUGIN_RETURN_IF_ERROR(kChecks.Buffer(dst, nullptr, size, kFn, false));
     if (size == 0) return nullptr;
-    if (dst == nullptr) {
-      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
-                   StrCat("dst is NULL with size ", size,
-                          "; pass a valid buffer or size 0"));
-    }
     // Like memset and cudaMemset, only the low byte of the value counts.
     std::memset(dst, static_cast<unsigned char>(byte_value), size);
     return nullptr;
@@ -320,7 +267,7 @@ sy_error_t* EventCreate(void* self, int32_t device, sy_event_t* out_event) {
     auto event = std::make_unique<Event>();
     event->device = device;
     std::lock_guard<std::mutex> lock(State().mu);
-    State().events.insert(event.get());
+    State().events.Insert(event.get());
     *out_event = reinterpret_cast<sy_event_t>(event.release());
     return nullptr;
   });
@@ -332,7 +279,7 @@ sy_error_t* EventDestroy(void* self, sy_event_t event) {
     std::lock_guard<std::mutex> lock(State().mu);
     SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(event, "event_destroy", "event"));
     auto* impl = reinterpret_cast<Event*>(event);
-    State().events.erase(impl);
+    State().events.Erase(impl);
     delete impl;
     return nullptr;
   });

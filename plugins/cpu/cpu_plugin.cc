@@ -1,9 +1,19 @@
 // The cpu plugin's entry point: the reference backend of Switchyard.
 //
 // sy_plugin_init checks the host, keeps its table and picks the matmul
-// micro-kernel, once per process; `load` (once per runtime) registers the
-// device, then the kernels from the explicit list below, in order. Nothing
-// registers itself from a static initializer.
+// micro-kernel, once per process; `load` (once per runtime) applies the
+// plugin's options, registers the device, then the kernels from the
+// explicit list below, in order. Nothing registers itself from a static
+// initializer.
+//
+// Options (plugin.h, ABI 1.1; `switchyard info` lists them):
+//   num_threads (int, 0)  threads large ops split over; 0: SWITCHYARD_NUM_THREADS,
+//                         else every CPU this process may run on
+//   isa (string, "")      cap for the matmul micro-kernel and vector math:
+//                         generic, avx2 or avx512; "": SWITCHYARD_CPU_ISA,
+//                         else the best the CPU has
+// Both are process-wide (one thread pool, one micro-kernel choice): the
+// last runtime to load the plugin with an option set decides.
 #include <cstdlib>
 #include <span>
 #include <string>
@@ -22,12 +32,8 @@ namespace sy::cpu {
 namespace {
 
 using ::sy::plugin::KernelSpec;
-using ::sy::plugin::MakeError;
+using ::sy::plugin::Log;
 using ::sy::plugin::StrCat;
-
-// The newest ABI minor whose fields this plugin reads or fills.
-constexpr uint32_t kAbiMinorUsed = 0;
-static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
 // Every kernel of the plugin, family by family in the order of
 // kernels/kernel_list.h. The reference kernels all have priority 0, so any
@@ -43,33 +49,26 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
   return nullptr;
 }
 
-// During `load` pass its context (the host prefixes the plugin's name);
-// otherwise NULL, and the message names the plugin itself.
-void Log(const sy_host_api_t* host, sy_host_context_t* context,
-         sy_log_level_t level, const std::string& message) {
-  if (SY_STRUCT_HAS(host, sy_host_api_t, log) && host->log != nullptr) {
-    host->log(context, level, message.c_str());
-  }
-}
-
-// SWITCHYARD_CPU_ISA caps the matmul micro-kernel ("generic", "avx2",
-// "avx512"), for testing and for comparing machines; ignored under setuid
-// like every SWITCHYARD_* override. Read once per process, in init.
-void SelectIsa(const sy_host_api_t* host) {
+// The ISA cap: the option, else SWITCHYARD_CPU_ISA (ignored under setuid
+// like every SWITCHYARD_* override). An unknown value is ignored with a
+// warning, not refused: the plugin still works with the best ISA.
+std::string_view IsaRequest(const sy_host_api_t* host,
+                            sy_host_context_t* context, std::string_view option) {
 #if defined(__GLIBC__)
-  const char* value = secure_getenv("SWITCHYARD_CPU_ISA");
+  const char* env = secure_getenv("SWITCHYARD_CPU_ISA");
 #else
-  const char* value = std::getenv("SWITCHYARD_CPU_ISA");
+  const char* env = std::getenv("SWITCHYARD_CPU_ISA");
 #endif
-  std::string_view request = value == nullptr ? "" : value;
+  std::string_view request = !option.empty() ? option : env == nullptr ? "" : env;
   if (!request.empty() && request != "generic" && request != "avx2" &&
       request != "avx512") {
-    Log(host, nullptr, SY_LOG_WARNING,
-        StrCat("cpu plugin: SWITCHYARD_CPU_ISA=", request,
+    Log(host, context, SY_LOG_WARNING,
+        StrCat(context == nullptr ? "cpu plugin: " : "",
+               option.empty() ? "SWITCHYARD_CPU_ISA=" : "option isa=", request,
                " is not one of generic, avx2, avx512; ignoring it"));
     request = "";
   }
-  SelectGemmKernel(request);
+  return request;
 }
 
 // Runs once per runtime that loads the plugin, each time with its own
@@ -77,13 +76,17 @@ void SelectIsa(const sy_host_api_t* host) {
 // the same ones.
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return plugin::Guard(host, "cpu plugin: load", [&]() -> sy_error_t* {
-    if (!SY_STRUCT_HAS(host, sy_host_api_t, register_device) ||
-        host->register_device == nullptr) {
-      return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
-                       "cpu plugin: load: the host table has no "
-                       "register_device slot; the host is damaged or older "
-                       "than ABI 1.0");
+    // Without option_get (an older or test host) the defaults apply.
+    sy_option_value_t threads{};
+    sy_option_value_t isa{};
+    if (plugin::HostHasOptions(host)) {
+      SY_PLUGIN_RETURN_IF_ERROR(
+          plugin::GetOption(host, context, "num_threads", &threads));
+      SY_PLUGIN_RETURN_IF_ERROR(plugin::GetOption(host, context, "isa", &isa));
     }
+    if (threads.is_set) SetNumThreads(static_cast<int>(threads.value.i));
+    // Safe while another runtime computes: a matmul reads the choice once.
+    if (isa.is_set) SelectGemmKernel(IsaRequest(host, context, isa.value.str));
     GetCpuProperties();  // read /proc and uname now, not in a later call
     Log(host, context, SY_LOG_INFO,
         StrCat("matmul uses the ", ActiveGemmKernel().isa, " micro-kernel"));
@@ -93,47 +96,56 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 }
 
 // Every object the plugin handed out is gone by now (plugin.h); the static
-// tables stay valid until the library is closed.
+// tables stay valid until the library is closed. The pool's workers are
+// joined here, so no thread runs plugin code once the library closes.
 void Unload() {
   StopThreadPool();
   plugin::SetHost(nullptr);
 }
 
+constexpr sy_plugin_option_t kOptions[] = {
+    {.struct_size = sizeof(sy_plugin_option_t),
+     .extension = nullptr,
+     .name = "num_threads",
+     .type = SY_OPTION_INT,
+     .reserved = 0,
+     .default_value = "0",
+     .help = "threads large ops split over; 0: SWITCHYARD_NUM_THREADS, else "
+             "every CPU the process may run on"},
+    {.struct_size = sizeof(sy_plugin_option_t),
+     .extension = nullptr,
+     .name = "isa",
+     .type = SY_OPTION_STRING,
+     .reserved = 0,
+     .default_value = "",
+     .help = "cap for the matmul micro-kernel: generic, avx2 or avx512; "
+             "empty: SWITCHYARD_CPU_ISA, else the best the CPU has"},
+};
+
 constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = kAbiMinorUsed,
+    .abi_minor = 1,  // options
     .name = "cpu",
-    .version = "0.1.0",
+    .version = "0.2.0",
     .load = Load,
     .unload = Unload,
+    .flags = 0,
+    .num_options = 2,
+    .options = kOptions,
 };
-
-sy_error_t* Init(const sy_host_api_t* host,
-                 const sy_plugin_api_t** out_plugin) {
-  SY_PLUGIN_RETURN_IF_ERROR(
-      plugin::CheckHost(host, out_plugin, "cpu plugin", kAbiMinorUsed));
-  plugin::SetHost(host);
-  SelectIsa(host);
-  *out_plugin = &kPluginApi;
-  return nullptr;
-}
 
 }  // namespace
 }  // namespace sy::cpu
 
 extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
-  if (out_plugin != nullptr) *out_plugin = nullptr;
-  // Without a way to create errors there is no way to report one: the host
-  // sees a NULL table and no error, and must treat that as a failure. The
-  // leading fields (through error_create) are read whatever the host's
-  // major, to be able to refuse it in words.
-  if (host == nullptr || !SY_STRUCT_HAS(host, sy_host_api_t, error_create) ||
-      host->error_create == nullptr) {
-    return nullptr;
-  }
-  return sy::plugin::Guard(host, "cpu plugin: sy_plugin_init",
-                           [&] { return sy::cpu::Init(host, out_plugin); });
+  return sy::plugin::InitPlugin(
+      host, out_plugin, sy::cpu::kPluginApi, "cpu plugin",
+      [](const sy_host_api_t* h) -> sy_error_t* {
+        // Before any runtime loads the plugin: SWITCHYARD_CPU_ISA.
+        sy::cpu::SelectGemmKernel(sy::cpu::IsaRequest(h, nullptr, ""));
+        return nullptr;
+      });
 }

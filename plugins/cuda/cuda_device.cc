@@ -38,10 +38,10 @@ struct Properties {
 // Every live handle, so that each call can check the one it is given. A
 // function-local static, destroyed (not leaked) when the library closes.
 struct Registry {
-  std::mutex mu;
+  std::mutex mu;  // guards the handle sets and the allocation map
   std::unordered_map<void*, int32_t> allocations;  // pointer -> device
-  std::unordered_set<Stream*> streams;
-  std::unordered_set<Event*> events;
+  plugin::LiveHandles<Stream> streams{"cuda", "stream", "stream_create"};
+  plugin::LiveHandles<Event> events{"cuda", "event", "event_create"};
   std::vector<Properties> properties;  // filled once, by ProbeCuda
 };
 
@@ -50,64 +50,29 @@ Registry& State() {
   return registry;
 }
 
+constexpr plugin::DeviceChecks kChecks{"cuda", &g_device_data};
+
 sy_error_t* Error(sy_status_code_t code, std::string_view fn,
                   std::string_view what) {
-  return MakeError(code, StrCat("cuda device: ", fn, ": ", what));
+  return kChecks.Error(code, fn, what);
 }
-
 sy_error_t* CheckSelf(void* self, std::string_view fn) {
-  if (self == &g_device_data) return nullptr;
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               "`self` is not the cuda device's device_data; pass the "
-               "device_data of the table the cuda plugin registered");
+  return kChecks.Self(self, fn);
 }
-
 sy_error_t* CheckDevice(int32_t device, std::string_view fn) {
-  const int count = ProbeCuda().device_count;
-  if (device >= 0 && device < count) return nullptr;
-  return Error(SY_STATUS_OUT_OF_RANGE, fn,
-               count == 0
-                   ? StrCat("device index ", device, " is out of range: ",
-                            ProbeCuda().reason)
-                   : StrCat("device index ", device,
-                            " is out of range; the cuda device type has ",
-                            count, " device(s), 0 to ", count - 1));
+  return kChecks.Index(device, ProbeCuda().device_count, fn, ProbeCuda().reason);
 }
-
 sy_error_t* CheckOut(const void* out, std::string_view fn,
                      std::string_view name) {
-  if (out != nullptr) return nullptr;
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat(name, " is NULL; pass the address of a variable to "
-                            "receive the result"));
+  return kChecks.Out(out, fn, name);
 }
-
 // Callers hold State().mu.
 sy_error_t* CheckStream(sy_stream_t handle, std::string_view fn) {
-  auto* stream = reinterpret_cast<Stream*>(handle);
-  if (stream != nullptr && State().streams.count(stream) != 0) return nullptr;
-  if (stream == nullptr) {
-    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-                 "stream is NULL; create one with stream_create");
-  }
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat("stream ", static_cast<const void*>(stream),
-                      " is not a live cuda stream (destroyed, or not created "
-                      "by the cuda device); use a stream from stream_create"));
+  return State().streams.Check(handle, fn);
 }
-
 sy_error_t* CheckEvent(sy_event_t handle, std::string_view fn,
                        std::string_view name) {
-  auto* event = reinterpret_cast<Event*>(handle);
-  if (event != nullptr && State().events.count(event) != 0) return nullptr;
-  if (event == nullptr) {
-    return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-                 StrCat(name, " is NULL; create one with event_create"));
-  }
-  return Error(SY_STATUS_INVALID_ARGUMENT, fn,
-               StrCat(name, " ", static_cast<const void*>(event),
-                      " is not a live cuda event (destroyed, or not created "
-                      "by the cuda device); use an event from event_create"));
+  return State().events.Check(handle, fn, name);
 }
 
 Stream* LockedStream(sy_stream_t handle, std::string_view fn,
@@ -135,12 +100,7 @@ sy_error_t* GetPropertiesSlot(void* self, int32_t device,
     SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, kFn));
     SY_PLUGIN_RETURN_IF_ERROR(CheckDevice(device, kFn));
     SY_PLUGIN_RETURN_IF_ERROR(CheckOut(out, kFn, "out_properties"));
-    if (!SY_STRUCT_HAS(out, sy_device_properties_t, name)) {
-      return Error(SY_STATUS_INVALID_ARGUMENT, kFn,
-                   StrCat("out_properties->struct_size is ", out->struct_size,
-                          ", too small for any field; set it to "
-                          "sizeof(sy_device_properties_t)"));
-    }
+    SY_PLUGIN_RETURN_IF_ERROR(kChecks.Properties(out, kFn));
     const Properties& p = State().properties[device];  // immutable after probe
     out->name = p.name.c_str();
     if (SY_STRUCT_HAS(out, sy_device_properties_t, vendor)) {
@@ -258,7 +218,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
     }
     try {
       std::lock_guard<std::mutex> lock(State().mu);
-      State().streams.insert(stream);
+      State().streams.Insert(stream);
     } catch (...) {
       DestroyStream(stream);
       throw;
@@ -275,7 +235,7 @@ sy_error_t* StreamDestroy(void* self, sy_stream_t handle) {
     {
       std::lock_guard<std::mutex> lock(State().mu);
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(handle, "stream_destroy"));
-      State().streams.erase(stream);
+      State().streams.Erase(stream);
     }
     SY_PLUGIN_RETURN_IF_ERROR(
         UseDevice(stream->device, "cuda device: stream_destroy"));
@@ -426,7 +386,7 @@ sy_error_t* EventCreate(void* self, int32_t device, sy_event_t* out_event) {
                                         "cudaEventCreate failed"));
     try {
       std::lock_guard<std::mutex> lock(State().mu);
-      State().events.insert(event.get());
+      State().events.Insert(event.get());
     } catch (...) {
       cudaEventDestroy(event->event);
       throw;
@@ -443,7 +403,7 @@ sy_error_t* EventDestroy(void* self, sy_event_t handle) {
     {
       std::lock_guard<std::mutex> lock(State().mu);
       SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(handle, "event_destroy", "event"));
-      State().events.erase(event);
+      State().events.Erase(event);
     }
     SY_PLUGIN_RETURN_IF_ERROR(
         UseDevice(event->device, "cuda device: event_destroy"));
@@ -586,7 +546,7 @@ const CudaProbe& ProbeCuda() {
 Stream* FindStream(sy_stream_t handle) {
   std::lock_guard<std::mutex> lock(State().mu);
   auto* stream = reinterpret_cast<Stream*>(handle);
-  return State().streams.count(stream) != 0 ? stream : nullptr;
+  return State().streams.Contains(stream) ? stream : nullptr;
 }
 
 const sy_device_api_t& CudaDeviceApi() {

@@ -25,18 +25,8 @@ namespace sy::cuda {
 namespace {
 
 using ::sy::plugin::KernelSpec;
-using ::sy::plugin::MakeError;
+using ::sy::plugin::Log;
 using ::sy::plugin::StrCat;
-
-constexpr uint32_t kAbiMinorUsed = 0;
-static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
-
-void Log(const sy_host_api_t* host, sy_host_context_t* context,
-         sy_log_level_t level, const std::string& message) {
-  if (SY_STRUCT_HAS(host, sy_host_api_t, log) && host->log != nullptr) {
-    host->log(context, level, message.c_str());
-  }
-}
 
 sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
                                sy_host_context_t* context) {
@@ -68,13 +58,6 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
 
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return plugin::Guard(host, "cuda plugin: load", [&]() -> sy_error_t* {
-    if (!SY_STRUCT_HAS(host, sy_host_api_t, register_device) ||
-        host->register_device == nullptr) {
-      return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
-                       "cuda plugin: load: the host table has no "
-                       "register_device slot; the host is damaged or older "
-                       "than ABI 1.0");
-    }
     const CudaProbe& probe = ProbeCuda();
     SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CudaDeviceApi()));
     if (probe.device_count == 0) {
@@ -93,37 +76,31 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 
 void Unload() { plugin::SetHost(nullptr); }
 
+// Resident: the CUDA runtime keeps threads and its own state until the
+// process exits, so the library must never be closed (plugin.h).
 constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = kAbiMinorUsed,
+    .abi_minor = 1,  // resident
     .name = "cuda",
-    .version = "0.1.0",
+    .version = "0.2.0",
     .load = Load,
     .unload = Unload,
+    .flags = SY_PLUGIN_FLAG_RESIDENT,
+    .num_options = 0,
+    .options = nullptr,
 };
-
-sy_error_t* Init(const sy_host_api_t* host,
-                 const sy_plugin_api_t** out_plugin) {
-  SY_PLUGIN_RETURN_IF_ERROR(
-      plugin::CheckHost(host, out_plugin, "cuda plugin", kAbiMinorUsed));
-  plugin::SetHost(host);
-  ProbeCuda();  // once per process, before any runtime loads the plugin
-  *out_plugin = &kPluginApi;
-  return nullptr;
-}
 
 }  // namespace
 }  // namespace sy::cuda
 
 extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
-  if (out_plugin != nullptr) *out_plugin = nullptr;
-  if (host == nullptr || !SY_STRUCT_HAS(host, sy_host_api_t, error_create) ||
-      host->error_create == nullptr) {
-    return nullptr;
-  }
-  return sy::plugin::Guard(host, "cuda plugin: sy_plugin_init",
-                           [&] { return sy::cuda::Init(host, out_plugin); });
+  // ProbeCuda: once per process, before any runtime loads the plugin.
+  return sy::plugin::InitPlugin(host, out_plugin, sy::cuda::kPluginApi,
+                                "cuda plugin", [](const sy_host_api_t*) {
+                                  sy::cuda::ProbeCuda();
+                                  return static_cast<sy_error_t*>(nullptr);
+                                });
 }

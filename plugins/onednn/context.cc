@@ -11,6 +11,9 @@
 // matter.
 #include "context.h"
 
+#include <algorithm>
+#include <atomic>
+
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -117,13 +120,17 @@ sy_error_t* DnnlError(std::string_view op, const dnnl::error& e) noexcept {
 
 sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
                       int num_tensor_args, int num_outputs, int num_attrs) {
-  if (call == nullptr || call->struct_size < sizeof(sy_kernel_call_t)) {
-    return OpError(op, "the kernel call is NULL or older than ABI 1.0; the "
-                       "host is damaged");
-  }
+  // `op` is "onednn plugin: <op>"; the SDK's checks take the two parts.
+  const size_t colon = op.find(": ");
+  const plugin::KernelSite site{op.substr(0, colon),
+                                colon == std::string_view::npos ? op : op.substr(colon + 2)};
+  // Optional tensor arguments make the input count vary: any count, then
+  // input_offsets must cover the schema's tensor arguments.
+  SY_PLUGIN_RETURN_IF_ERROR(
+      plugin::CheckCall(call, site, -1, num_outputs, num_attrs));
   const int num_inputs = call->num_inputs;
   bool offsets_ok = call->num_tensor_args == num_tensor_args &&
-                    call->input_offsets != nullptr && num_inputs >= 0;
+                    call->input_offsets != nullptr;
   for (int k = 0; offsets_ok && k < num_tensor_args; ++k) {
     offsets_ok = call->input_offsets[k] >= 0 &&
                  call->input_offsets[k] <= call->input_offsets[k + 1];
@@ -136,46 +143,60 @@ sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
                            "but got ", call->num_tensor_args,
                            "; the op's schema and this kernel disagree"));
   }
-  if (call->num_outputs != num_outputs || call->num_attrs != num_attrs ||
-      (num_inputs > 0 && call->inputs == nullptr) ||
-      (num_outputs > 0 && call->outputs == nullptr) ||
-      (num_attrs > 0 && call->attrs == nullptr)) {
-    return OpError(op, plugin::StrCat(
-                           "expected ", num_outputs, " outputs and ",
-                           num_attrs, " attributes but got ",
-                           call->num_outputs, " and ",
-                           call->num_attrs,
-                           "; the op's schema and this kernel disagree"));
-  }
-  auto check = [&](const sy_tensor_view_t& v, std::string_view what,
-                   int index) -> sy_error_t* {
-    if (v.ndim < 0 || v.ndim > SY_MAX_RANK ||
-        (v.ndim > 0 && (v.shape == nullptr || v.strides == nullptr))) {
-      return OpError(op, plugin::StrCat(what, " ", index, " has rank ", v.ndim,
-                                        " or no shape/strides; the host is "
-                                        "damaged"));
-    }
-    if (v.device.device_type != 1) {  // kDLCPU
-      return OpError(op, plugin::StrCat(
-                             what, " ", index, " is on DLPack device type ",
-                             v.device.device_type,
-                             ", not cpu; move it to cpu first"));
-    }
-    for (int d = 0; d < v.ndim; ++d) {
-      if (v.shape[d] < 0 || v.strides[d] < 0) {
-        return OpError(op, plugin::StrCat(what, " ", index,
-                                          " has a negative size or stride"));
-      }
-    }
-    return nullptr;
-  };
   for (int i = 0; i < num_inputs; ++i) {
-    SY_PLUGIN_RETURN_IF_ERROR(check(call->inputs[i], "input", i));
+    SY_PLUGIN_RETURN_IF_ERROR(plugin::CheckView(
+        call->inputs[i], site, plugin::StrCat("input ", i), SY_DTYPE_NONE, kDlpackCpu));
   }
   for (int i = 0; i < num_outputs; ++i) {
-    SY_PLUGIN_RETURN_IF_ERROR(check(call->outputs[i], "output", i));
+    SY_PLUGIN_RETURN_IF_ERROR(plugin::CheckView(
+        call->outputs[i], site, plugin::StrCat("output ", i), SY_DTYPE_NONE, kDlpackCpu));
   }
   return nullptr;
+}
+
+namespace {
+
+std::atomic<int64_t> g_min_elements{kDefaultMinElements};
+std::atomic<int64_t> g_min_matmul_flops{kDefaultMinMatmulFlops};
+
+}  // namespace
+
+void SetThresholds(int64_t min_elements, int64_t min_matmul_flops) {
+  g_min_elements.store(min_elements, std::memory_order_relaxed);
+  g_min_matmul_flops.store(min_matmul_flops, std::memory_order_relaxed);
+}
+
+sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
+  if (work == Work::kAlways || work == Work::kConv || call == nullptr ||
+      call->struct_size < SY_STRUCT_SIZE(sy_kernel_call_t, kernel_data) ||
+      call->num_inputs < 1 || call->inputs == nullptr ||
+      call->num_outputs < 1 || call->outputs == nullptr) {
+    return nullptr;
+  }
+  const sy_tensor_view_t& out = call->outputs[0];
+  if (out.ndim < 0 || out.ndim > SY_MAX_RANK) return nullptr;
+  if (work == Work::kElements) {
+    int64_t largest = 0;
+    for (int32_t i = 0; i < call->num_inputs; ++i) {
+      const sy_tensor_view_t& in = call->inputs[i];
+      if (in.ndim < 0 || in.ndim > SY_MAX_RANK) return nullptr;
+      largest = std::max(largest, plugin::BucketedNumElements(in));
+    }
+    const int64_t min = g_min_elements.load(std::memory_order_relaxed);
+    if (largest >= min) return nullptr;
+    return plugin::Decline(plugin::StrCat("elements ", largest, " < min_elements ", min));
+  }
+  // kMatmul: 2·M·N·K from the output and the contracted dimension of 'a'.
+  const sy_tensor_view_t& a = call->inputs[0];
+  if (a.ndim < 1 || a.ndim > SY_MAX_RANK) return nullptr;
+  int64_t flops = 0;
+  if (__builtin_mul_overflow(plugin::BucketedNumElements(out),
+                             2 * plugin::BucketedDim(a.shape[a.ndim - 1]), &flops)) {
+    return nullptr;
+  }
+  const int64_t min = g_min_matmul_flops.load(std::memory_order_relaxed);
+  if (flops >= min) return nullptr;
+  return plugin::Decline(plugin::StrCat("flops ", flops, " < min_matmul_flops ", min));
 }
 
 }  // namespace sy::onednn

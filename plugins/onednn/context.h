@@ -24,6 +24,14 @@ namespace sy::onednn {
 // primitive (a few KiB of JIT code and metadata).
 inline constexpr int kDefaultPrimitiveCacheCapacity = 1024;
 
+// DLPack's kDLCPU: the device every onednn kernel runs on.
+inline constexpr int32_t kDlpackCpu = 1;
+
+// Defaults of the plugin options min_elements and min_matmul_flops (Note
+// [Declining small calls]; docs/onednn.md has the measurements).
+inline constexpr int64_t kDefaultMinElements = int64_t{1} << 20;
+inline constexpr int64_t kDefaultMinMatmulFlops = int64_t{1} << 24;
+
 // Once per process, from sy_plugin_init: creates the engine, reads the CPU
 // ISA and sets the primitive cache capacity. Throws dnnl::error when oneDNN
 // has no CPU engine.
@@ -49,11 +57,38 @@ int PrimitiveCacheCapacity();
 // INVALID_ARGUMENT "onednn plugin: <op>: <what>".
 sy_error_t* OpError(std::string_view op, std::string_view what);
 
-// Runs a kernel body and returns its error; a dnnl::error becomes INTERNAL
-// (or RESOURCE_EXHAUSTED for out_of_memory) naming the op and oneDNN's
-// status, any other exception goes through plugin::Guard. `op` is a literal.
+// Note [Declining small calls]: a oneDNN call creates (or finds in its
+// cache) a primitive and opens an OpenMP parallel region — tens of
+// microseconds that the cpu plugin's kernels, which stay on the calling
+// thread below their grain, do not pay. So every onednn kernel declines
+// (plugin.h, ABI 1.1) calls whose work is below a threshold, and the
+// dispatcher runs the cpu plugin's kernel instead. The work is measured in
+// bucketed sizes (plugin::BucketedNumElements) so that one shape bucket
+// always gets one answer. The thresholds are the plugin options
+// min_elements and min_matmul_flops; docs/onednn.md has the measurements
+// behind their defaults.
+enum class Work {
+  kElements,  // elementwise, reductions, softmax, norms: input elements
+  kMatmul,    // matmul, linear and fused linear: 2·M·N·K
+  kConv,      // conv2d: never declined (oneDNN wins at every size measured)
+  kAlways,    // the plugin's own ops (onednn::*): no other kernel exists
+};
+
+// The thresholds of Note [Declining small calls]; set in `load`.
+// Process-wide (the last runtime to load the plugin decides).
+void SetThresholds(int64_t min_elements, int64_t min_matmul_flops);
+
+// plugin::Decline when the call's work is below its threshold, else NULL.
+// NULL for a malformed call too: CheckCall reports those.
+sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept;
+
+// Runs a kernel: declines small calls (Admit), answers a query, then runs
+// `body` and returns its error; a dnnl::error becomes INTERNAL (or
+// RESOURCE_EXHAUSTED for out_of_memory) naming the op and oneDNN's status,
+// any other exception goes through plugin::Guard. `op` is a literal.
 template <class F>
-sy_error_t* RunKernel(std::string_view op, F&& body) noexcept;
+sy_error_t* RunKernel(std::string_view op, const sy_kernel_call_t* call,
+                      Work work, F&& body) noexcept;
 
 // Checks the call structure every kernel reads (struct_size, counts,
 // non-NULL arrays, input_offsets covering `num_tensor_args` schema tensor
@@ -74,7 +109,10 @@ inline const sy_tensor_view_t* Arg(const sy_kernel_call_t* call, int k) {
 sy_error_t* DnnlError(std::string_view op, const dnnl::error& e) noexcept;
 
 template <class F>
-sy_error_t* RunKernel(std::string_view op, F&& body) noexcept {
+sy_error_t* RunKernel(std::string_view op, const sy_kernel_call_t* call,
+                      Work work, F&& body) noexcept {
+  if (sy_error_t* declined = Admit(call, work)) return declined;
+  if (call != nullptr && plugin::IsQuery(call)) return nullptr;
   return plugin::Guard(op, [&]() -> sy_error_t* {
     try {
       return body();

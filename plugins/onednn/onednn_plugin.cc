@@ -6,9 +6,15 @@
 //
 // sy_plugin_init (once per process) checks the host, creates the oneDNN
 // engine, sets the primitive cache capacity and decides bf16; `load` (once
-// per runtime) logs those decisions and registers the plugin's schemas and
-// then its kernels, family by family. Nothing registers itself from a
-// static initializer.
+// per runtime) applies the options, logs those decisions and registers the
+// plugin's schemas and then its kernels, family by family. Nothing
+// registers itself from a static initializer.
+//
+// Options (plugin.h, ABI 1.1): min_elements and min_matmul_flops, below
+// which the kernels decline a call to the cpu plugin's (context.h, Note
+// [Declining small calls]). The plugin is resident (SY_PLUGIN_FLAG_RESIDENT):
+// oneDNN and its OpenMP runtime keep threads and process-wide state until
+// exit, so the library must never be closed.
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,16 +28,14 @@
 namespace sy::onednn {
 namespace {
 
+using ::sy::plugin::Log;
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
-constexpr uint32_t kAbiMinorUsed = 0;
-static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
-
 // The kernel list, built on first use (in `load`) and kept until the
-// process exits (the library is never unmapped: -z nodelete); the same for
-// every runtime and every reload. Filled in place — the specs point into
-// the list's own storage, so it is never copied or moved.
+// process exits (the plugin is resident); the same for every runtime and
+// every reload. Filled in place — the specs point into the list's own
+// storage, so it is never copied or moved.
 struct AllKernels {
   KernelList list;
   AllKernels() {
@@ -52,27 +56,27 @@ const KernelList& Kernels() {
   return all.list;
 }
 
-void Log(const sy_host_api_t* host, sy_host_context_t* context,
-         sy_log_level_t level, const std::string& message) {
-  if (SY_STRUCT_HAS(host, sy_host_api_t, log) && host->log != nullptr) {
-    host->log(context, level, message.c_str());
-  }
-}
-
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return plugin::Guard(host, "onednn plugin: load", [&]() -> sy_error_t* {
-    if (!SY_STRUCT_HAS(host, sy_host_api_t, register_schema) ||
-        host->register_schema == nullptr) {
-      return MakeError(host, SY_STATUS_FAILED_PRECONDITION,
-                       "onednn plugin: load: the host table has no "
-                       "register_schema slot; the host is damaged or older "
-                       "than ABI 1.0");
+    // Without option_get (an older or test host) the defaults apply.
+    sy_option_value_t min_elements{};
+    sy_option_value_t min_flops{};
+    min_elements.value.i = kDefaultMinElements;
+    min_flops.value.i = kDefaultMinMatmulFlops;
+    if (plugin::HostHasOptions(host)) {
+      SY_PLUGIN_RETURN_IF_ERROR(
+          plugin::GetOption(host, context, "min_elements", &min_elements));
+      SY_PLUGIN_RETURN_IF_ERROR(
+          plugin::GetOption(host, context, "min_matmul_flops", &min_flops));
     }
+    SetThresholds(min_elements.value.i, min_flops.value.i);
     const dnnl_version_t* version = dnnl_version();
     Log(host, context, SY_LOG_INFO,
         StrCat("oneDNN ", version->major, ".", version->minor, ".",
                version->patch, ", ISA ", IsaName(), ", primitive cache ",
-               PrimitiveCacheCapacity(), " entries"));
+               PrimitiveCacheCapacity(), " entries; declines calls below ",
+               min_elements.value.i, " elements or ", min_flops.value.i,
+               " matmul flops"));
     if (!HasNativeBf16()) {
       Log(host, context, SY_LOG_INFO,
           StrCat("no bf16 kernels: the CPU (as oneDNN sees it: ", IsaName(),
@@ -88,21 +92,47 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 
 void Unload() { plugin::SetHost(nullptr); }
 
-constexpr sy_plugin_api_t kPluginApi = {
-    .struct_size = sizeof(sy_plugin_api_t),
-    .extension = nullptr,
-    .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = kAbiMinorUsed,
-    .name = "onednn",
-    .version = "0.1.0",
-    .load = Load,
-    .unload = Unload,
-};
+const sy_plugin_option_t* Options() {
+  // Defaults as text, from the constants in context.h.
+  static const std::string min_elements = std::to_string(kDefaultMinElements);
+  static const std::string min_flops = std::to_string(kDefaultMinMatmulFlops);
+  static const sy_plugin_option_t options[] = {
+      {.struct_size = sizeof(sy_plugin_option_t),
+       .extension = nullptr,
+       .name = "min_elements",
+       .type = SY_OPTION_INT,
+       .reserved = 0,
+       .default_value = min_elements.c_str(),
+       .help = "elementwise, reduction, softmax and norm calls with fewer "
+               "input elements go to the cpu plugin"},
+      {.struct_size = sizeof(sy_plugin_option_t),
+       .extension = nullptr,
+       .name = "min_matmul_flops",
+       .type = SY_OPTION_INT,
+       .reserved = 0,
+       .default_value = min_flops.c_str(),
+       .help = "matmul and linear calls of fewer flops (2*M*N*K) go to the "
+               "cpu plugin"},
+  };
+  return options;
+}
 
-sy_error_t* PluginInit(const sy_host_api_t* host,
-                 const sy_plugin_api_t** out_plugin) {
-  SY_PLUGIN_RETURN_IF_ERROR(
-      plugin::CheckHost(host, out_plugin, "onednn plugin", kAbiMinorUsed));
+sy_plugin_api_t MakeTable() {
+  sy_plugin_api_t table{};
+  table.struct_size = sizeof(sy_plugin_api_t);
+  table.abi_major = SY_PLUGIN_ABI_MAJOR;
+  table.abi_minor = 1;  // declines, options, resident
+  table.name = "onednn";
+  table.version = "0.2.0";
+  table.load = Load;
+  table.unload = Unload;
+  table.flags = SY_PLUGIN_FLAG_RESIDENT;
+  table.num_options = 2;
+  table.options = Options();
+  return table;
+}
+
+sy_error_t* CreateEngine(const sy_host_api_t* host) {
   try {
     Init();
   } catch (const dnnl::error& e) {
@@ -111,8 +141,6 @@ sy_error_t* PluginInit(const sy_host_api_t* host,
                             "engine: ", e.what(),
                             "; check the libdnnl installation"));
   }
-  plugin::SetHost(host);
-  *out_plugin = &kPluginApi;
   return nullptr;
 }
 
@@ -121,11 +149,7 @@ sy_error_t* PluginInit(const sy_host_api_t* host,
 
 extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
-  if (out_plugin != nullptr) *out_plugin = nullptr;
-  if (host == nullptr || !SY_STRUCT_HAS(host, sy_host_api_t, error_create) ||
-      host->error_create == nullptr) {
-    return nullptr;
-  }
-  return sy::plugin::Guard(host, "onednn plugin: sy_plugin_init",
-                           [&] { return sy::onednn::PluginInit(host, out_plugin); });
+  static const sy_plugin_api_t table = sy::onednn::MakeTable();
+  return sy::plugin::InitPlugin(host, out_plugin, table, "onednn plugin",
+                                sy::onednn::CreateEngine);
 }

@@ -122,7 +122,7 @@ TEST_F(DispatchTest, BadInputsGetExactErrorsAndStateSurvives) {
   EXPECT_EQ(broadcast.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(broadcast.message(), "add.Tensor: ")) << broadcast;
   EXPECT_EQ(runtime_->Call(OpHandle(), {a}).status().message(),
-            "op handle is empty; get one from Runtime::FindOp");
+            "op handle is empty; get one from FindOp");
   EXPECT_EQ(runtime_->FindOp("addd").status().message(),
             "no op named 'addd'; did you mean add.Tensor, add.Scalar? "
             "(`switchyard ops` lists every op)");

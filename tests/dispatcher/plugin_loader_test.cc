@@ -3,6 +3,7 @@
 #include <string>
 
 #include "dispatcher/registry/plugin_instance.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
 
@@ -36,7 +37,7 @@ TEST(PluginLoaderTest, GoodPluginLoadsWithFullRecord) {
   EXPECT_EQ(r.reason, "");
   EXPECT_EQ(r.plugin_version, "9.9.9");
   EXPECT_EQ(r.plugin_abi_major, 1u);
-  EXPECT_EQ(r.plugin_abi_minor, 0u);
+  EXPECT_EQ(r.plugin_abi_minor, SY_PLUGIN_ABI_MINOR);
   EXPECT_EQ(r.manifest_abi_major, 1u);
   EXPECT_EQ(r.num_devices, 1);
   EXPECT_EQ(r.num_schemas, 1);
@@ -81,9 +82,10 @@ TEST(PluginLoaderTest, WrongAbiMajorInManifestIsRefusedBeforeOpening) {
   EXPECT_EQ(r.outcome, LoadOutcome::kFailed);
   EXPECT_EQ(r.stage, LoadStage::kVersion);
   EXPECT_EQ(r.reason,
-            "the manifest says the plugin was built for plugin ABI 2.0, but "
-            "this Switchyard speaks ABI 1.0; rebuild the plugin against "
-            "Switchyard SDK 1.x");
+            absl::StrCat("the manifest says the plugin was built for plugin "
+                         "ABI 2.0, but this Switchyard speaks ABI 1.",
+                         SY_PLUGIN_ABI_MINOR, "; rebuild the plugin against "
+                         "Switchyard SDK 1.x"));
   EXPECT_EQ(r.plugin_version, "");  // never opened
 }
 
@@ -93,8 +95,9 @@ TEST(PluginLoaderTest, WrongAbiMajorInTable) {
   EXPECT_EQ(r.outcome, LoadOutcome::kFailed);
   EXPECT_EQ(r.stage, LoadStage::kVersion);
   EXPECT_EQ(r.reason,
-            "the library reports plugin ABI 2.0, but this Switchyard speaks "
-            "ABI 1.0; rebuild the plugin against Switchyard SDK 1.x");
+            absl::StrCat("the library reports plugin ABI 2.", SY_PLUGIN_ABI_MINOR,
+                         ", but this Switchyard speaks ABI 1.", SY_PLUGIN_ABI_MINOR,
+                         "; rebuild the plugin against Switchyard SDK 1.x"));
 }
 
 TEST(PluginLoaderTest, OlderTableWithoutTrailingSlotsLoads) {
@@ -112,16 +115,18 @@ TEST(PluginLoaderTest, NewerMinorThatInsistsIsRefused) {
   EXPECT_EQ(r.outcome, LoadOutcome::kFailed);
   EXPECT_EQ(r.stage, LoadStage::kVersion);
   EXPECT_EQ(r.reason,
-            "the plugin needs plugin ABI 1.1, but this Switchyard provides at "
-            "most 1.0; upgrade Switchyard, or build the plugin to answer the "
-            "host's minor (sy_host_api_t.abi_minor)");
+            absl::StrCat("the plugin needs plugin ABI 1.", SY_PLUGIN_ABI_MINOR + 1,
+                         ", but this Switchyard provides at most 1.",
+                         SY_PLUGIN_ABI_MINOR, "; upgrade Switchyard, or build "
+                         "the plugin to answer the host's minor "
+                         "(sy_host_api_t.abi_minor)"));
 }
 
 TEST(PluginLoaderTest, NewerMinorThatNegotiatesLoads) {
   LoadRecord r = LoadAndGetRecord(TestPlugin("test_negotiates_minor"),
                                   "test_negotiates_minor");
   EXPECT_EQ(r.outcome, LoadOutcome::kLoaded) << r.reason;
-  EXPECT_EQ(r.plugin_abi_minor, 0u);
+  EXPECT_EQ(r.plugin_abi_minor, SY_PLUGIN_ABI_MINOR);
 }
 
 TEST(PluginLoaderTest, NoEntrySymbol) {

@@ -62,7 +62,7 @@ TEST_F(ResolutionTest, PinBeatsTunedChoiceWhichBeatsPriority) {
   const DispatchKey key = MakeDispatchKey(cpu_->type().id(),
                                           {SY_DTYPE_F32, SY_DTYPE_F32});
   Tensor x = MakeF32(*runtime_, *cpu_, {1}, {5});
-  ASSERT_TRUE(runtime_->state().kernels.SetTunedChoice(add, key, "add_marker", -1).ok());
+  ASSERT_TRUE(runtime_->state().kernels.SetTunedChoice(add, key, std::nullopt, "add_marker", -1).ok());
   EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{42}));
   ASSERT_TRUE(runtime_->PinKernel("add", "cpu", "cpu::add.Tensor.f32.f32").ok());
   EXPECT_EQ(Run("add", {x, x}), (std::vector<float>{10}));

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "dispatcher/dispatch/call_binding.h"
+#include "dispatcher/dispatch/bind.h"
 #include "dispatcher/loading/plugin_loader.h"
 #include "dispatcher/runtime/runtime.h"
 
@@ -67,8 +67,8 @@ void BM_Direct(benchmark::State& state) {
   call.num_outputs = 1;
   call.stream = f.cpu->stream();
   call.variant = -1;
-  call.kernel_data = slot->kernel->kernel_data;
-  sy_kernel_fn fn = slot->kernel->fn;
+  call.kernel_data = slot->choices[0].kernel->kernel_data;
+  sy_kernel_fn fn = slot->choices[0].kernel->fn;
   for (auto _ : state) {
     sy_error_t* error = fn(&call);
     benchmark::DoNotOptimize(error);

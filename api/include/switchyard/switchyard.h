@@ -267,6 +267,9 @@ typedef enum sy_load_outcome_t {
   SY_LOAD_LOADED = 0,  /* registered and usable */
   SY_LOAD_FAILED = 1,  /* tried and refused or broken; `reason` says why */
   SY_LOAD_SKIPPED = 2, /* deliberately not loaded (policy, duplicate) */
+  /* Registered, but every device type it provides has no device (a GPU
+   * plugin without a GPU); the notes say why. Since: 1.1. */
+  SY_LOAD_LOADED_NO_DEVICES = 3,
 } sy_load_outcome_t;
 
 /* One plugin load attempt. Every string is non-NULL (possibly ""). */

@@ -21,7 +21,7 @@ class LoadRecord:
     name: str
     manifest_path: str
     library_path: str
-    outcome: str  # "loaded", "failed", "skipped"
+    outcome: str  # "loaded", "loaded, no devices", "failed", "skipped"
     requested: bool
     stage: str
     reason: str
@@ -165,7 +165,7 @@ class Context:
         count = ctypes.c_int32()
         check(_l.lib.sy_context_plugin_record_count(self.handle, ctypes.byref(count)))
         records = []
-        outcomes = {0: "loaded", 1: "failed", 2: "skipped"}
+        outcomes = {0: "loaded", 1: "failed", 2: "skipped", 3: "loaded, no devices"}
         for i in range(count.value):
             r = _l.PluginRecord(struct_size=ctypes.sizeof(_l.PluginRecord))
             check(_l.lib.sy_context_plugin_record(self.handle, i, ctypes.byref(r)))

@@ -13,7 +13,7 @@
 namespace sy::core::decompositions {
 
 // gelu(Tensor x, str approximate="none")
-Result Gelu(Runtime& runtime, const DecompositionArgs& args) {
+Result Gelu(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const sy_attr_t& approximate = args.attrs[0];
   const std::string_view mode(approximate.value.str.data,
@@ -38,7 +38,7 @@ Result Gelu(Runtime& runtime, const DecompositionArgs& args) {
 }
 
 // silu(Tensor x) = x·sigmoid(x)
-Result Silu(Runtime& runtime, const DecompositionArgs& args) {
+Result Silu(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   OpChain c(runtime, "silu");
   const Tensor x = c.Cast(x_in, ComputeDtype(x_in.dtype()));

@@ -19,7 +19,7 @@ namespace {
 
 // The [lq, lk] lower-triangular keep-mask, made on the host and copied to
 // `device` (the only data the decomposition creates itself).
-Tensor CausalMask(Runtime& runtime, OpChain& c, Device& device, int64_t lq,
+Tensor CausalMask(Dispatcher& runtime, OpChain& c, Device& device, int64_t lq,
                   int64_t lk) {
   std::vector<uint8_t> keep(static_cast<size_t>(lq * lk));
   for (int64_t i = 0; i < lq; ++i) {
@@ -36,7 +36,7 @@ Tensor CausalMask(Runtime& runtime, OpChain& c, Device& device, int64_t lq,
 
 }  // namespace
 
-Result ScaledDotProductAttention(Runtime& runtime,
+Result ScaledDotProductAttention(Dispatcher& runtime,
                                  const DecompositionArgs& args) {
   const Tensor& q_in = args.inputs[args.input_offsets[0]];
   const Tensor& k_in = args.inputs[args.input_offsets[1]];

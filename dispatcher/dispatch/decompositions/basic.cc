@@ -7,20 +7,20 @@
 
 namespace sy::core::decompositions {
 
-Result Contiguous(Runtime& runtime, const DecompositionArgs& args) {
+Result Contiguous(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x = args.inputs[0];
   if (x.is_contiguous()) return std::vector<Tensor>{x};
   OpChain c(runtime, "contiguous");
   return c.Result(c.Call("copy", {x}));
 }
 
-Result Square(Runtime& runtime, const DecompositionArgs& args) {
+Result Square(Dispatcher& runtime, const DecompositionArgs& args) {
   OpChain c(runtime, "square");
   return c.Result(c.Call("mul.Tensor", {args.inputs[0], args.inputs[0]}));
 }
 
 // linear(x, weight, bias?) — weight is [out, in].
-Result Linear(Runtime& runtime, const DecompositionArgs& args) {
+Result Linear(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x = args.inputs[args.input_offsets[0]];
   const Tensor& weight = args.inputs[args.input_offsets[1]];
   const bool has_bias = args.input_offsets[3] > args.input_offsets[2];
@@ -30,7 +30,16 @@ Result Linear(Runtime& runtime, const DecompositionArgs& args) {
   return c.Result(y);
 }
 
-Result PromoteInputs(Runtime& runtime, const DecompositionArgs& args) {
+bool InputsNeedPromotion(const OpDef& op,
+                         absl::Span<const sy_tensor_meta_t> inputs) {
+  const size_t first = op.schema().name == "where" ? 1 : 0;
+  for (size_t i = first + 1; i < inputs.size(); ++i) {
+    if (inputs[i].dtype != inputs[first].dtype) return true;
+  }
+  return false;
+}
+
+Result PromoteInputs(Dispatcher& runtime, const DecompositionArgs& args) {
   // Every tensor argument of these ops is a single tensor; `where`'s
   // condition (argument 0, bool) is not promoted with the others.
   const bool is_where = args.op->schema().name == "where";
@@ -41,7 +50,11 @@ Result PromoteInputs(Runtime& runtime, const DecompositionArgs& args) {
     mixed = mixed || args.inputs[i].dtype() != promoted;
     promoted = PromoteTypes(promoted, args.inputs[i].dtype());
   }
-  if (!mixed) return DeclineDecomposition();
+  if (!mixed) {  // Resolve asked InputsNeedPromotion first
+    return absl::InternalError(absl::StrCat(
+        args.op->full_name(), ": dtype promotion called on inputs of one "
+        "dtype; this is a Switchyard bug, please report it"));
+  }
 
   OpChain c(runtime, args.op->full_name());
   std::vector<Tensor> inputs(args.inputs.begin(), args.inputs.end());

@@ -9,6 +9,7 @@ void InstallCoreDecompositions(OpRegistry& ops) {
   struct Entry {
     const char* op;
     DecompositionFn fn;
+    DecompositionApplies applies = nullptr;
   };
   static constexpr Entry kEntries[] = {
       {"contiguous", d::Contiguous},
@@ -22,23 +23,23 @@ void InstallCoreDecompositions(OpRegistry& ops) {
       {"rms_norm", d::RmsNorm},
       {"scaled_dot_product_attention", d::ScaledDotProductAttention},
       // Mixed-dtype inputs: promote, then the op again.
-      {"add.Tensor", d::PromoteInputs},
-      {"sub.Tensor", d::PromoteInputs},
-      {"mul.Tensor", d::PromoteInputs},
-      {"div.Tensor", d::PromoteInputs},
-      {"pow.Tensor", d::PromoteInputs},
-      {"maximum.Tensor", d::PromoteInputs},
-      {"minimum.Tensor", d::PromoteInputs},
-      {"eq.Tensor", d::PromoteInputs},
-      {"ne.Tensor", d::PromoteInputs},
-      {"lt.Tensor", d::PromoteInputs},
-      {"le.Tensor", d::PromoteInputs},
-      {"gt.Tensor", d::PromoteInputs},
-      {"ge.Tensor", d::PromoteInputs},
-      {"where", d::PromoteInputs},
+      {"add.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"sub.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"mul.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"div.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"pow.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"maximum.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"minimum.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"eq.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"ne.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"lt.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"le.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"gt.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"ge.Tensor", d::PromoteInputs, d::InputsNeedPromotion},
+      {"where", d::PromoteInputs, d::InputsNeedPromotion},
   };
   for (const Entry& entry : kEntries) {
-    if (OpDef* op = ops.Find(entry.op)) op->set_decomposition(entry.fn);
+    if (OpDef* op = ops.Find(entry.op)) op->set_decomposition(entry.fn, entry.applies);
   }
 }
 

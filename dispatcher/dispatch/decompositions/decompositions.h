@@ -14,27 +14,31 @@ namespace sy::core::decompositions {
 using Result = absl::StatusOr<std::vector<Tensor>>;
 
 // basic.cc
-Result Contiguous(Runtime& runtime, const DecompositionArgs& args);
-Result Square(Runtime& runtime, const DecompositionArgs& args);
-Result Linear(Runtime& runtime, const DecompositionArgs& args);
+Result Contiguous(Dispatcher& runtime, const DecompositionArgs& args);
+Result Square(Dispatcher& runtime, const DecompositionArgs& args);
+Result Linear(Dispatcher& runtime, const DecompositionArgs& args);
 // Binary, compare and where ops whose tensor inputs differ in dtype: casts
-// them to the promoted dtype and calls the op again. Declines (see
-// DeclineDecomposition) when the dtypes already agree, so a missing
-// same-dtype kernel is reported as such.
-Result PromoteInputs(Runtime& runtime, const DecompositionArgs& args);
+// them to the promoted dtype and calls the op again. Applies only when the
+// dtypes differ (InputsNeedPromotion), so a missing same-dtype kernel is
+// reported as such.
+Result PromoteInputs(Dispatcher& runtime, const DecompositionArgs& args);
+// Whether PromoteInputs applies: the inputs (where's condition aside) do
+// not all share one dtype.
+bool InputsNeedPromotion(const OpDef& op,
+                         absl::Span<const sy_tensor_meta_t> inputs);
 
 // activations.cc
-Result Gelu(Runtime& runtime, const DecompositionArgs& args);
-Result Silu(Runtime& runtime, const DecompositionArgs& args);
+Result Gelu(Dispatcher& runtime, const DecompositionArgs& args);
+Result Silu(Dispatcher& runtime, const DecompositionArgs& args);
 
 // normalization.cc
-Result Softmax(Runtime& runtime, const DecompositionArgs& args);
-Result LogSoftmax(Runtime& runtime, const DecompositionArgs& args);
-Result LayerNorm(Runtime& runtime, const DecompositionArgs& args);
-Result RmsNorm(Runtime& runtime, const DecompositionArgs& args);
+Result Softmax(Dispatcher& runtime, const DecompositionArgs& args);
+Result LogSoftmax(Dispatcher& runtime, const DecompositionArgs& args);
+Result LayerNorm(Dispatcher& runtime, const DecompositionArgs& args);
+Result RmsNorm(Dispatcher& runtime, const DecompositionArgs& args);
 
 // attention.cc
-Result ScaledDotProductAttention(Runtime& runtime,
+Result ScaledDotProductAttention(Dispatcher& runtime,
                                  const DecompositionArgs& args);
 
 // The dtype a floating op computes in: f32 for f16, bf16, integers and

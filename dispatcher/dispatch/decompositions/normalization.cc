@@ -19,7 +19,7 @@ Tensor ShiftByMax(OpChain& c, const Tensor& x, int64_t dim) {
 }  // namespace
 
 // softmax(Tensor x, int dim=-1)
-Result Softmax(Runtime& runtime, const DecompositionArgs& args) {
+Result Softmax(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const int64_t dim = args.attrs[0].value.i;
   OpChain c(runtime, "softmax");
@@ -32,7 +32,7 @@ Result Softmax(Runtime& runtime, const DecompositionArgs& args) {
 }
 
 // log_softmax(Tensor x, int dim=-1)
-Result LogSoftmax(Runtime& runtime, const DecompositionArgs& args) {
+Result LogSoftmax(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const int64_t dim = args.attrs[0].value.i;
   OpChain c(runtime, "log_softmax");
@@ -48,7 +48,7 @@ Result LogSoftmax(Runtime& runtime, const DecompositionArgs& args) {
 
 // layer_norm(Tensor x, int[] normalized_shape, Tensor? weight=None,
 //            Tensor? bias=None, float eps=1e-05)
-Result LayerNorm(Runtime& runtime, const DecompositionArgs& args) {
+Result LayerNorm(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[args.input_offsets[0]];
   const bool has_weight = args.input_offsets[2] > args.input_offsets[1];
   const bool has_bias = args.input_offsets[3] > args.input_offsets[2];
@@ -79,7 +79,7 @@ Result LayerNorm(Runtime& runtime, const DecompositionArgs& args) {
 }
 
 // rms_norm(Tensor x, Tensor weight, float eps=1e-06)
-Result RmsNorm(Runtime& runtime, const DecompositionArgs& args) {
+Result RmsNorm(Dispatcher& runtime, const DecompositionArgs& args) {
   const Tensor& x_in = args.inputs[0];
   const Tensor& weight = args.inputs[1];
   const double eps = args.attrs[0].value.f;

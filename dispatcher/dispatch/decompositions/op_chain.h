@@ -21,14 +21,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "dispatcher/dispatch/attr.h"
-#include "dispatcher/runtime/runtime.h"
+#include "dispatcher/dispatch/dispatcher.h"
 #include "dispatcher/memory/tensor.h"
 
 namespace sy::core {
 
 class OpChain {
  public:
-  OpChain(Runtime& runtime, absl::string_view composite)
+  OpChain(Dispatcher& runtime, absl::string_view composite)
       : runtime_(runtime), composite_(composite) {}
 
   // Calls `op` (a full or bare op name) and returns its single output.
@@ -52,7 +52,7 @@ class OpChain {
   absl::StatusOr<std::vector<Tensor>> Result(const Tensor& out) const;
 
  private:
-  Runtime& runtime_;
+  Dispatcher& runtime_;
   std::string composite_;
   absl::Status status_;
 };

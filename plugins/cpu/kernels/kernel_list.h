@@ -31,32 +31,10 @@ std::span<const plugin::KernelSpec> LinalgKernels();     // matmul conv2d
 std::span<const plugin::KernelSpec> LayoutKernels();     // concat embedding
 
 // ---- Building a list --------------------------------------------------------
-
-// A static array of dtypes, one per schema tensor argument, for KernelSpec:
-// DtypeList<SY_DTYPE_F32, SY_DTYPE_F32>.
-template <sy_dtype_t... D>
-inline constexpr sy_dtype_t DtypeList[] = {D...};
-
-// The kernel name for an op and its dtypes: "add.Tensor" with (f32, f32) →
-// "add.Tensor.f32.f32". Unique within the plugin because the dispatch key
-// is (op, device type, dtypes).
-std::string KernelName(std::string_view op, std::span<const sy_dtype_t> dtypes);
-
-// An append-only list of KernelSpecs owning their names.
-class KernelList {
- public:
-  // Adds a priority-0 kernel named KernelName(op, dtypes). `op` must be a
-  // string literal (or otherwise live as long as the library); `dtypes` a
-  // static array such as DtypeList<…>.
-  void Add(std::string_view op, std::span<const sy_dtype_t> dtypes,
-           sy_kernel_fn fn, void* kernel_data = nullptr);
-
-  std::span<const plugin::KernelSpec> specs() const { return specs_; }
-
- private:
-  std::deque<std::string> names_;  // stable addresses for the string_views
-  std::vector<plugin::KernelSpec> specs_;
-};
+// The SDK's (plugin/kernels.hpp): priority 0, names KernelName(op, dtypes).
+using plugin::DtypeList;
+using plugin::KernelList;
+using plugin::KernelName;
 
 }  // namespace sy::cpu
 

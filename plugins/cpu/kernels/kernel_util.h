@@ -1,8 +1,11 @@
-// Checks shared by the cpu plugin's kernels.
+// Checks shared by the cpu plugin's kernels: the SDK's (plugin/kernels.hpp),
+// with "cpu plugin" and the cpu device filled in.
 //
-// Every kernel validates its call before touching memory: a bad call gets
-// INVALID_ARGUMENT with a message "cpu plugin: <op>: <what>; <what to do>",
-// never a crash. Each check returns NULL when it passes.
+// The host guarantees what these check (plugin.h, sy_kernel_call_t); the
+// kernels still check, cheaply, because the plugin's own tests and other
+// direct callers reach them too. A bad call gets INVALID_ARGUMENT "cpu
+// plugin: <op>: <what>; <what to do>", never a crash. Each check returns
+// NULL when it passes.
 #ifndef SWITCHYARD_PLUGINS_CPU_KERNELS_KERNEL_UTIL_H_
 #define SWITCHYARD_PLUGINS_CPU_KERNELS_KERNEL_UTIL_H_
 
@@ -10,7 +13,8 @@
 #include <span>
 #include <string_view>
 
-#include "switchyard/plugin.h"
+#include "cpu_device.h"
+#include "switchyard/plugin.hpp"
 
 namespace sy::cpu {
 
@@ -20,30 +24,34 @@ namespace sy::cpu {
 // stateless, runs to completion on the calling thread (the cpu stream is
 // synchronous), never throws.
 
-// ---- Checks ---------------------------------------------------------------
+inline plugin::KernelSite Site(std::string_view op) { return {"cpu plugin", op}; }
 
 // INVALID_ARGUMENT "cpu plugin: <op>: <what>".
-sy_error_t* OpError(std::string_view op, std::string_view what);
+inline sy_error_t* OpError(std::string_view op, std::string_view what) {
+  return plugin::OpError(Site(op), what);
+}
 
-// Checks what every kernel reads of the call: non-NULL, a struct_size that
-// covers ABI 1.0, and exactly the given numbers of inputs, outputs and
-// attributes, with non-NULL arrays where the count is positive.
-sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
-                      int num_inputs, int num_outputs, int num_attrs);
+// plugin::CheckCall: exactly these numbers of inputs, outputs, attributes.
+inline sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
+                             int num_inputs, int num_outputs, int num_attrs) {
+  return plugin::CheckCall(call, Site(op), num_inputs, num_outputs, num_attrs);
+}
 
-// Checks one tensor view: rank 0..SY_MAX_RANK, shape and strides present,
-// no negative dimension, an element count that fits int64, `dtype`, a cpu
-// device, and data present when the tensor is not empty. `arg` names it in
-// messages: "input 'a'", "output".
-sy_error_t* CheckView(const sy_tensor_view_t& view, std::string_view op,
-                      std::string_view arg, sy_dtype_t dtype);
+// plugin::CheckView on the cpu device. `arg` names the tensor in messages:
+// "input 'a'", "output".
+inline sy_error_t* CheckView(const sy_tensor_view_t& view, std::string_view op,
+                             std::string_view arg, sy_dtype_t dtype) {
+  return plugin::CheckView(view, Site(op), arg, dtype, kDlpackCpu);
+}
 
-// Checks that `view` has exactly `expected` as its shape; otherwise the
-// error says "<arg> has shape [..] but <expected_what> [..]; <advice>".
-sy_error_t* CheckShape(const sy_tensor_view_t& view,
-                       std::span<const int64_t> expected, std::string_view op,
-                       std::string_view arg, std::string_view expected_what,
-                       std::string_view advice);
+// plugin::CheckShape.
+inline sy_error_t* CheckShape(const sy_tensor_view_t& view,
+                              std::span<const int64_t> expected,
+                              std::string_view op, std::string_view arg,
+                              std::string_view expected_what,
+                              std::string_view advice) {
+  return plugin::CheckShape(view, expected, Site(op), arg, expected_what, advice);
+}
 
 }  // namespace sy::cpu
 

@@ -151,9 +151,17 @@ class ThreadPool {
 
 }  // namespace
 
+std::atomic<int> g_threads_override{0};
+
 int NumThreads() {
   static const int threads = ReadNumThreads();
-  return threads;
+  const int override = g_threads_override.load(std::memory_order_relaxed);
+  return override > 0 ? override : threads;
+}
+
+void SetNumThreads(int threads) {
+  g_threads_override.store(std::clamp(threads, 0, 1024),
+                           std::memory_order_relaxed);
 }
 
 void StopThreadPool() { ThreadPool::Get().Stop(); }

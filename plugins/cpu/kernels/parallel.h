@@ -22,9 +22,15 @@ namespace sy::cpu {
 // waking workers costs a few microseconds, which 32K simple elements repay.
 inline constexpr int64_t kParallelGrain = 32768;
 
-// The number of threads ParallelFor uses (>= 1), reading the environment on
-// the first call.
+// The number of threads ParallelFor uses (>= 1): SetNumThreads' value, or
+// the environment's (read on the first call).
 int NumThreads();
+
+// Overrides the number of threads (the plugin option cpu.num_threads); 0
+// goes back to the environment's. Process-wide, like the pool: the last
+// runtime to load the plugin with the option set decides. Takes effect for
+// the next ParallelFor (workers beyond the count stay idle).
+void SetNumThreads(int threads);
 
 // Runs body(begin, end) over disjoint, equal-sized chunks that cover [0, n),
 // no more of them than n / grain rounded up (so a chunk is longer than

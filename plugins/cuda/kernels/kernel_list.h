@@ -42,27 +42,13 @@ sy_error_t* RegisterFusedOps(const sy_host_api_t* host,
                              sy_host_context_t* context);
 
 // ---- Building a list --------------------------------------------------------
+// The SDK's (plugin/kernels.hpp), at kCudaPriority.
+using plugin::DtypeList;
+using plugin::KernelName;
 
-// A static array of dtypes, one per schema tensor argument.
-template <sy_dtype_t... D>
-inline constexpr sy_dtype_t DtypeList[] = {D...};
-
-// "add.Tensor" with (f32, f32) -> "add.Tensor.f32.f32".
-std::string KernelName(std::string_view op, std::span<const sy_dtype_t> dtypes);
-
-// An append-only list of KernelSpecs owning their names.
-class KernelList {
+class KernelList : public plugin::KernelList {
  public:
-  // Adds a kernel named KernelName(op, dtypes) with kCudaPriority. `op`
-  // must outlive the library (a literal); `dtypes` a static array.
-  void Add(std::string_view op, std::span<const sy_dtype_t> dtypes,
-           sy_kernel_fn fn, void* kernel_data = nullptr);
-
-  std::span<const plugin::KernelSpec> specs() const { return specs_; }
-
- private:
-  std::deque<std::string> names_;
-  std::vector<plugin::KernelSpec> specs_;
+  KernelList() : plugin::KernelList(kCudaPriority) {}
 };
 
 }  // namespace sy::cuda

@@ -18,6 +18,7 @@
 
 #include "cuda_device.h"
 #include "switchyard/plugin.h"
+#include "switchyard/plugin.hpp"
 
 namespace sy::cuda {
 
@@ -39,38 +40,42 @@ sy_error_t* CheckView(const sy_tensor_view_t& view, std::string_view op,
                       std::string_view arg, sy_dtype_t dtype,
                       const Stream& stream);
 
-// The value of a Scalar attribute: an integer (bool counts as one) or a
-// float.
-struct ScalarValue {
-  bool is_float = false;
-  double f = 0;
-  int64_t i = 0;
-  double AsDouble() const { return is_float ? f : static_cast<double>(i); }
-};
-
-// Readers of attribute `index`, named `name` in messages. Each checks the
-// kind the schema gives it.
-sy_error_t* ReadScalar(const sy_kernel_call_t* call, int index,
-                       std::string_view op, std::string_view name,
-                       ScalarValue& out);
-sy_error_t* ReadInt(const sy_kernel_call_t* call, int index,
-                    std::string_view op, std::string_view name, int64_t& out,
-                    bool* is_none = nullptr);
-sy_error_t* ReadFloat(const sy_kernel_call_t* call, int index,
-                      std::string_view op, std::string_view name, double& out);
-sy_error_t* ReadBool(const sy_kernel_call_t* call, int index,
-                     std::string_view op, std::string_view name, bool& out);
-sy_error_t* ReadInts(const sy_kernel_call_t* call, int index,
-                     std::string_view op, std::string_view name,
-                     std::span<const int64_t>& out);
-sy_error_t* ReadString(const sy_kernel_call_t* call, int index,
-                       std::string_view op, std::string_view name,
-                       std::string_view& out);
-
-// Wraps a dim in [-rank, rank) to [0, rank), or returns an error naming
-// `name` and the valid range.
-sy_error_t* WrapDim(int64_t dim, int rank, std::string_view op,
-                    std::string_view name, int& out);
+// Attribute readers: the SDK's (plugin/kernels.hpp) with "cuda plugin".
+using plugin::ScalarValue;
+inline sy_error_t* ReadScalar(const sy_kernel_call_t* call, int index,
+                              std::string_view op, std::string_view name,
+                              ScalarValue& out) {
+  return plugin::ReadScalar(call, index, {"cuda plugin", op}, name, out);
+}
+inline sy_error_t* ReadInt(const sy_kernel_call_t* call, int index,
+                           std::string_view op, std::string_view name,
+                           int64_t& out, bool* is_none = nullptr) {
+  return plugin::ReadInt(call, index, {"cuda plugin", op}, name, out, is_none);
+}
+inline sy_error_t* ReadFloat(const sy_kernel_call_t* call, int index,
+                             std::string_view op, std::string_view name,
+                             double& out) {
+  return plugin::ReadFloat(call, index, {"cuda plugin", op}, name, out);
+}
+inline sy_error_t* ReadBool(const sy_kernel_call_t* call, int index,
+                            std::string_view op, std::string_view name,
+                            bool& out) {
+  return plugin::ReadBool(call, index, {"cuda plugin", op}, name, out);
+}
+inline sy_error_t* ReadInts(const sy_kernel_call_t* call, int index,
+                            std::string_view op, std::string_view name,
+                            std::span<const int64_t>& out) {
+  return plugin::ReadInts(call, index, {"cuda plugin", op}, name, out);
+}
+inline sy_error_t* ReadString(const sy_kernel_call_t* call, int index,
+                              std::string_view op, std::string_view name,
+                              std::string_view& out) {
+  return plugin::ReadString(call, index, {"cuda plugin", op}, name, out);
+}
+inline sy_error_t* WrapDim(int64_t dim, int rank, std::string_view op,
+                           std::string_view name, int& out) {
+  return plugin::WrapDim(dim, rank, {"cuda plugin", op}, name, out);
+}
 
 // The stream's launch checks after a kernel launch ("cuda plugin: <op>").
 sy_error_t* CheckLaunched(std::string_view op);

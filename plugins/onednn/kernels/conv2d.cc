@@ -62,7 +62,7 @@ dnnl::memory InLayout(const dnnl::memory& have, const dnnl::memory::desc& want) 
 }
 
 sy_error_t* Conv2d(const sy_kernel_call_t* call) {
-  return RunKernel(kWhere, [&]() -> sy_error_t* {
+  return RunKernel(kWhere, call, Work::kConv, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kWhere, 3, 1, 4));
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t& w = call->inputs[1];

@@ -65,7 +65,7 @@ void RunEltwise(dnnl::algorithm alg, float alpha, float beta,
 
 sy_error_t* Unary(const sy_kernel_call_t* call) {
   const auto* op = static_cast<const UnaryOp*>(call->kernel_data);
-  return RunKernel(op->where, [&]() -> sy_error_t* {
+  return RunKernel(op->where, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 1, 1, 0));
     RunEltwise(op->alg, op->alpha, op->beta, call->inputs[0], call->outputs[0]);
     return nullptr;
@@ -74,7 +74,7 @@ sy_error_t* Unary(const sy_kernel_call_t* call) {
 
 sy_error_t* Gelu(const sy_kernel_call_t* call) {
   constexpr std::string_view kWhere = "onednn plugin: gelu";
-  return RunKernel(kWhere, [&]() -> sy_error_t* {
+  return RunKernel(kWhere, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kWhere, 1, 1, 1));
     const sy_attr_t& attr = call->attrs[0];
     const std::string_view approximate =

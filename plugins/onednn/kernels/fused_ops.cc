@@ -194,7 +194,7 @@ constexpr LinearPostOp kLinearGelu = {"onednn plugin: onednn::linear_gelu",
 
 sy_error_t* LinearWithPostOp(const sy_kernel_call_t* call) {
   const auto* op = static_cast<const LinearPostOp*>(call->kernel_data);
-  return RunKernel(op->where, [&]() -> sy_error_t* {
+  return RunKernel(op->where, call, Work::kAlways, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 3, 1, op->num_attrs));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim != 2) {
       return OpError(op->where, "input must have rank >= 1 and weight rank 2");
@@ -229,7 +229,7 @@ sy_error_t* LinearWithPostOp(const sy_kernel_call_t* call) {
 
 sy_error_t* MatmulAdd(const sy_kernel_call_t* call) {
   constexpr std::string_view kWhere = "onednn plugin: onednn::matmul_add";
-  return RunKernel(kWhere, [&]() -> sy_error_t* {
+  return RunKernel(kWhere, call, Work::kAlways, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kWhere, 3, 1, 0));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim < 1) {
       return OpError(kWhere, "both 'a' and 'b' must have rank >= 1");
@@ -267,6 +267,9 @@ constexpr std::array<sy_schema_desc_t, 3> kSchemas = {{
 std::span<const sy_schema_desc_t> FusedSchemas() { return kSchemas; }
 
 void AddFusedKernels(KernelList& list, bool bf16) {
+  // The plugin's own ops: no other kernel could run them, so they never
+  // decline and need no query.
+  list.set_flags(0);
   for (sy_dtype_t d : FloatDtypes(bf16)) {
     for (const LinearPostOp* op : {&kLinearRelu, &kLinearGelu}) {
       const std::string_view name = op == &kLinearRelu ? "onednn::linear_relu"

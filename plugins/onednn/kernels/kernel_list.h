@@ -27,20 +27,12 @@ namespace sy::onednn {
 
 inline constexpr int32_t kPriority = 10;
 
-// An append-only list of KernelSpecs owning their names and dtype arrays.
-class KernelList {
+// The SDK's list (plugin/kernels.hpp) at kPriority; every kernel may
+// decline (context.h, Note [Declining small calls]) unless a family says
+// otherwise with set_flags.
+class KernelList : public plugin::KernelList {
  public:
-  // Adds a kernel for `op` (a string literal) named
-  // "<op>.<dtype>.<dtype>…" ("none" for an omitted optional tensor).
-  void Add(std::string_view op, std::initializer_list<sy_dtype_t> dtypes,
-           sy_kernel_fn fn, void* kernel_data = nullptr);
-
-  std::span<const plugin::KernelSpec> specs() const { return specs_; }
-
- private:
-  std::deque<std::string> names_;  // stable addresses
-  std::deque<std::vector<sy_dtype_t>> dtypes_;
-  std::vector<plugin::KernelSpec> specs_;
+  KernelList() : plugin::KernelList(kPriority, SY_KERNEL_FLAG_MAY_DECLINE) {}
 };
 
 // The floating dtypes a family registers: f32, and bf16 when `bf16`.

@@ -32,7 +32,7 @@ float* AffineAsF32(const sy_tensor_view_t& view, int64_t c, Scratch& scratch) {
 }
 
 sy_error_t* LayerNorm(const sy_kernel_call_t* call) {
-  return RunKernel(kWhere, [&]() -> sy_error_t* {
+  return RunKernel(kWhere, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kWhere, 3, 1, 2));
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t* weight = Arg(call, 1);

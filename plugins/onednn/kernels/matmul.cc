@@ -41,7 +41,7 @@ constexpr std::string_view kMatmul = "onednn plugin: matmul";
 constexpr std::string_view kLinear = "onednn plugin: linear";
 
 sy_error_t* Matmul(const sy_kernel_call_t* call) {
-  return RunKernel(kMatmul, [&]() -> sy_error_t* {
+  return RunKernel(kMatmul, call, Work::kMatmul, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kMatmul, 2, 1, 0));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim < 1) {
       return OpError(kMatmul, "both operands must have rank >= 1");
@@ -55,7 +55,7 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
 }
 
 sy_error_t* Linear(const sy_kernel_call_t* call) {
-  return RunKernel(kLinear, [&]() -> sy_error_t* {
+  return RunKernel(kLinear, call, Work::kMatmul, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kLinear, 3, 1, 0));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim != 2) {
       return OpError(kLinear, "x must have rank >= 1 and weight rank 2");

@@ -149,6 +149,7 @@ Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
   runtime_options.loader.use_environment = false;
   runtime_options.loader.use_default_path = false;
   runtime_options.loader.search_paths = options.plugin_paths;
+  runtime_options.loader.plugin_options = options.plugin_options;
   runtime_options.cpu_fallback = options.cpu_fallback;
   absl::StatusOr<std::unique_ptr<Runtime>> runtime =
       Runtime::Create(runtime_options);

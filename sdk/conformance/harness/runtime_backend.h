@@ -25,6 +25,9 @@ struct RuntimeBackendOptions {
   std::vector<std::string> plugin_paths;
   // Run ops without a kernel on cpu with copies (SWITCHYARD_CPU_FALLBACK).
   bool cpu_fallback = false;
+  // Plugin options, "plugin.option=value" each (e.g. a threshold below
+  // which a plugin declines, set to 1 so that its kernels take every call).
+  std::vector<std::string> plugin_options;
 };
 
 // Creates the runtime, loads the plugins and finds the device. Errors name

@@ -132,7 +132,7 @@ void PreferPluginKernels(Runtime& runtime, const std::vector<PluginKernel>& kern
   for (const PluginKernel* k : order) {
     if (!done.insert({k->op, k->entry->key}).second) continue;
     absl::Status status = runtime.state().kernels.SetTunedChoice(
-        k->op, k->entry->key, k->entry->QualifiedName(), -1);
+        k->op, k->entry->key, std::nullopt, k->entry->QualifiedName(), -1);
     if (!status.ok()) {
       report.Fail("kernels", "prefer the plugin's kernels",
                   absl::StrCat(k->entry->QualifiedName(), ": ", status.message()));

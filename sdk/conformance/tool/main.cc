@@ -71,7 +71,7 @@ std::string Load(Runtime& runtime, const std::string& manifest,
   const std::vector<LoadRecord> records = runtime.LoadRecords();
   const LoadRecord* record = FindRecord(records, manifest);
   if (record != nullptr && record_out != nullptr) *record_out = *record;
-  if (status.ok() && record != nullptr && record->outcome == LoadOutcome::kLoaded) {
+  if (status.ok() && record != nullptr && IsLoaded(record->outcome)) {
     return "";
   }
   if (record != nullptr) return DescribeLoadRecord(*record);

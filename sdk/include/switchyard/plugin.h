@@ -19,13 +19,31 @@
  *
  * ===== Structs ============================================================
  * Every extensible struct begins with `size_t struct_size` (the sizeof the
- * writer was compiled with) and `void* extension` (reserved, must be NULL in
- * 1.0), and only ever grows at its end; each is closed by a static_assert on
- * its last field. A reader uses a field only when struct_size covers it
+ * writer was compiled with) and `extension`, the head of a typed extension
+ * chain (sy_extension_t; NULL when there is none — in 1.0 it was a reserved
+ * `void*` that had to be NULL, and a 1.0 plugin still leaves it so), and
+ * only ever grows at its end; each is closed by a static_assert on its last
+ * field. A reader uses a field only when struct_size covers it
  * (SY_STRUCT_HAS) and, for function slots, when it is non-NULL.
+ *
+ * Note [Extension chain] (since 1.1): optional feature tables (fusion
+ * hooks, collectives, …) hang off a struct's `extension` as a singly linked
+ * list of structs that each begin with a sy_extension_t {struct_size, type,
+ * next}, as PJRT's PJRT_Extension_Base. A reader walks the list and uses the
+ * entries whose `type` it knows and whose struct_size covers what it reads;
+ * it skips the rest. Every type gets a number in sy_extension_type_t and an
+ * entry in sdk/CHANGELOG.md; a type's struct grows like any other. New
+ * functions that may need more arguments later take one `*_args_t` struct
+ * (with struct_size) instead of a list of parameters.
  *
  * Out-structs the host passes for the plugin to fill (sy_device_properties_t)
  * carry the host's struct_size; the plugin writes only the fields it covers.
+ *
+ * What bumps which number: a new field at a struct's end, a new slot, a new
+ * extension type, a new status a plugin may return (SY_STATUS_KERNEL_DECLINED)
+ * or a new flag bumps the minor; anything that changes an existing field's
+ * meaning, type or position bumps the major. Every declaration below says
+ * the version that introduced it ("Since").
  *
  * Across majors, sy_host_api_t keeps its first six fields (through
  * error_create) where they are, so a plugin can refuse a host of another
@@ -54,7 +72,14 @@
  *
  * ===== Threads ============================================================
  * sy_plugin_init and `unload` run with no other call into the plugin in
- * flight. `load` runs on one thread, but another runtime in the process may
+ * flight. Threads a plugin starts (worker pools, a runtime's helper
+ * threads) must have ended when `unload` returns: after it the host may
+ * close the library, and a thread left running in its code would crash the
+ * process. A plugin that cannot join its threads (e.g. it links a runtime
+ * that keeps them until exit, as OpenMP or the CUDA runtime may) sets
+ * SY_PLUGIN_FLAG_RESIDENT (since 1.1): its `unload` still runs, but the
+ * library is never closed. The host keeps a 1.0 plugin that leaves threads
+ * behind mapped too, and says so in its load record. `load` runs on one thread, but another runtime in the process may
  * be running the plugin's kernels meanwhile, so `load` must not disturb
  * state that kernels read. Kernels, shape functions and device
  * functions may be called from any thread, concurrently; a plugin protects
@@ -79,7 +104,7 @@ extern "C" {
 #endif
 
 #define SY_PLUGIN_ABI_MAJOR 1
-#define SY_PLUGIN_ABI_MINOR 0
+#define SY_PLUGIN_ABI_MINOR 1
 
 /* The one exported symbol's name, for hosts that look it up by string. */
 #define SY_PLUGIN_INIT_SYMBOL "sy_plugin_init"
@@ -107,11 +132,38 @@ typedef struct sy_error_t sy_error_t;
  * Valid only while the plugin's `load` slot runs. */
 typedef struct sy_host_context_t sy_host_context_t;
 
-/* Plugin-defined stream and event objects; the host only passes them back. */
+/* One kernel call as the host runs it: what host->kernel_workspace takes to
+ * find the call's device. Valid only during that call. Since: 1.1. */
+typedef struct sy_call_context_t sy_call_context_t;
+
+/* Plugin-defined stream and event objects; the host only passes them back.
+ * Since: 1.0. */
 typedef struct sy_stream_impl_t* sy_stream_t;
 typedef struct sy_event_impl_t* sy_event_t;
 
-/* ---- Log levels ---------------------------------------------------------- */
+/* ---- Extension chain (Note [Extension chain]) ---------------------------
+ * Since: 1.1 (the numbers below are reserved for the hooks named; each
+ * hook's struct is added, with its own Since, by the version that defines
+ * it). */
+typedef enum sy_extension_type_t {
+  SY_EXTENSION_FUSION = 1,      /* compile_fused / launch_fused hooks */
+  SY_EXTENSION_PATTERNS = 2,    /* pattern kernels (op graphs they replace) */
+  SY_EXTENSION_COLLECTIVES = 3, /* communicators and collective ops */
+} sy_extension_type_t;
+
+typedef struct sy_extension_t {
+  size_t struct_size;               /* of the whole extension struct */
+  int32_t type;                     /* sy_extension_type_t */
+  int32_t reserved;
+  const struct sy_extension_t* next; /* the next entry, or NULL */
+} sy_extension_t;
+
+/* Status a kernel returns to decline a call (see sy_kernel_fn). Only for
+ * kernels, only from a plugin that answered abi_minor >= 1; it never reaches
+ * an application. Since: 1.1. */
+#define SY_STATUS_KERNEL_DECLINED 64
+
+/* ---- Log levels (since 1.0) --------------------------------------------- */
 typedef enum sy_log_level_t {
   SY_LOG_ERROR = 0,
   SY_LOG_WARNING = 1,
@@ -125,7 +177,8 @@ typedef enum sy_log_level_t {
  * strides count elements, are never negative, and are never NULL;
  * byte_offset is a multiple of the element size. `data + byte_offset` is the
  * address of the element at index (0, …, 0). Rank 0 is a scalar (ndim 0); a zero in the
- * shape is an empty tensor whose data pointer may be anything. */
+ * shape is an empty tensor whose data pointer may be anything.
+ * Since: 1.0. */
 typedef struct sy_tensor_view_t {
   void* data;
   sy_device_t device;
@@ -137,7 +190,7 @@ typedef struct sy_tensor_view_t {
 } sy_tensor_view_t;
 
 /* Dtype and shape without storage: what shape functions read and write.
- * Frozen value type. */
+ * Frozen value type. Since: 1.0. */
 typedef struct sy_tensor_meta_t {
   sy_dtype_t dtype;
   int32_t ndim;
@@ -147,7 +200,7 @@ typedef struct sy_tensor_meta_t {
 /* ---- Attributes ----------------------------------------------------------
  * The non-tensor arguments of an op, in schema order, with defaults already
  * filled in by the host: a kernel always sees every attribute. Frozen value
- * type. Pointers inside are borrowed for the call. */
+ * type. Pointers inside are borrowed for the call. Since: 1.0. */
 typedef enum sy_attr_kind_t {
   SY_ATTR_NONE = 0,   /* an optional argument given as None            */
   SY_ATTR_INT = 1,    /* value.i                                       */
@@ -183,10 +236,11 @@ typedef struct sy_attr_t {
  * the first index of schema tensor argument k, with
  * input_offsets[num_tensor_args] == num_inputs, so an omitted optional
  * tensor spans zero entries) and `attrs`; the function writes `num_outputs`
- * metas, or returns an error that names the offending argument. */
+ * metas, or returns an error that names the offending argument.
+ * Since: 1.0. */
 typedef struct sy_shape_call_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const sy_tensor_meta_t* inputs;
   int32_t num_inputs;
   int32_t num_tensor_args;
@@ -201,10 +255,10 @@ typedef struct sy_shape_call_t {
 typedef sy_error_t* (*sy_shape_fn)(const sy_shape_call_t* call);
 
 /* A schema a plugin adds, in its own namespace ("vendor::op(...) -> ...").
- * Schema text follows docs/architecture.md#schema-text. */
+ * Schema text follows docs/architecture.md#schema-text. Since: 1.0. */
 typedef struct sy_schema_desc_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const char* schema;   /* copied */
   sy_shape_fn shape_fn; /* required */
   void* shape_data;     /* passed back in sy_shape_call_t; lives until unload */
@@ -216,10 +270,22 @@ typedef struct sy_schema_desc_t {
  * sy_shape_call_t. Outputs are allocated by the host from the op's shape
  * function (dtype and shape already right) and never alias an input; they
  * may be strided when the caller supplied them. The kernel enqueues its work
- * on `stream` and may return before it finishes. */
+ * on `stream` and may return before it finishes.
+ *
+ * What the host guarantees of every call it makes (so a kernel need not
+ * re-check it; plugin.hpp's checks exist for callers other than the host,
+ * such as a plugin's own tests): the counts of inputs, outputs and
+ * attributes are the schema's; every view has rank 0..SY_MAX_RANK, shape and
+ * strides present, sizes >= 0 whose product fits int64, non-NULL data when
+ * it has elements, and lies on a device of the kernel's device type; the
+ * input dtypes are those the kernel was registered for, the outputs' dtypes
+ * and shapes those of the shape function; for ops of kind elementwise the
+ * inputs are already broadcast to the output's shape (stride 0 on stretched
+ * dimensions); attributes have the kinds the schema gives them, defaults
+ * filled in. Since: 1.0 (host_call: 1.1). */
 typedef struct sy_kernel_call_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const sy_tensor_view_t* inputs;
   int32_t num_inputs;
   int32_t num_tensor_args;
@@ -233,15 +299,52 @@ typedef struct sy_kernel_call_t {
   int32_t reserved;
   const void* variant_config; /* that variant's config bytes, or NULL */
   void* kernel_data;          /* sy_kernel_desc_t.kernel_data */
+  /* ---- 1.1 ---- */
+  /* This call as the host runs it: pass it back to host->kernel_workspace.
+   * Valid until the kernel returns. NULL from a host older than 1.1, and in
+   * a query. */
+  sy_call_context_t* host_call;
+  uint32_t flags;       /* SY_KERNEL_CALL_* */
+  int32_t reserved1;
 } sy_kernel_call_t;
 
+/* sy_kernel_call_t.flags. Since: 1.1. */
+/* A query, not a call: the host asks whether the kernel takes this call.
+ * Return NULL (it does) or SY_STATUS_KERNEL_DECLINED, and nothing else:
+ * read no tensor memory, write none, enqueue nothing. Output views carry
+ * their dtype and shape but NULL data. Only kernels registered with
+ * SY_KERNEL_FLAG_MAY_DECLINE are queried. */
+#define SY_KERNEL_CALL_QUERY 1u
+
+/* A kernel. Returns NULL when its work is enqueued, or an error.
+ *
+ * Declining (since 1.1): a kernel that would be slow or cannot take this
+ * call (too small for its launch overhead, a layout it does not handle) may
+ * return an error with code SY_STATUS_KERNEL_DECLINED before it has touched
+ * any output or enqueued anything. The host then runs the next candidate
+ * for the dispatch key — the next kernel by priority, then the op's
+ * decomposition — without reporting an error; the message (e.g. "numel 16 <
+ * 4096") shows in `explain` and the debug log. The host remembers the
+ * decision for the dispatch key and the call's shape bucket (every dimension
+ * rounded up to a power of two, dimensions <= 8 exact, and whether each
+ * tensor is contiguous) and does not call the kernel again for calls in that
+ * bucket: decline only on what is the same across a bucket (dtype,
+ * contiguity, size thresholds at powers of two). A plugin that answered
+ * abi_minor 0 must not decline: the host refuses the call with an error
+ * that names the plugin and notes it in its load record. A kernel that may
+ * decline is registered with SY_KERNEL_FLAG_MAY_DECLINE; the host then asks
+ * it first with a query (SY_KERNEL_CALL_QUERY), once per bucket, so that
+ * `explain` and the call that runs always agree. A kernel without the flag
+ * that declines anyway gets an INTERNAL error naming it. Since: 1.0
+ * (declining: 1.1). */
 typedef sy_error_t* (*sy_kernel_fn)(const sy_kernel_call_t* call);
 
 /* One tunable configuration of a kernel (tile sizes, algorithm ids…). The
- * autotuner times each; `config` is copied and handed back on every call. */
+ * autotuner times each; `config` is copied and handed back on every call.
+ * Since: 1.0. */
 typedef struct sy_kernel_variant_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const char* name;   /* copied; unique within the kernel */
   const void* config; /* copied, config_size bytes */
   size_t config_size;
@@ -252,10 +355,10 @@ typedef struct sy_kernel_variant_t {
  * order (a Tensor[] argument counts once, with its elements' dtype; an
  * omitted optional tensor is SY_DTYPE_NONE). Among kernels with the same key
  * the highest `priority` wins by default; the cpu plugin's reference kernels
- * use priority 0. */
+ * use priority 0. Since: 1.0. */
 typedef struct sy_kernel_desc_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const char* op;          /* full schema name, e.g. "add.Tensor"; copied */
   const char* device_type; /* e.g. "cpu"; copied */
   const char* name;        /* unique within the plugin; copied */
@@ -267,7 +370,57 @@ typedef struct sy_kernel_desc_t {
   const sy_kernel_variant_t* variants; /* copied; may be NULL */
   int32_t num_variants;
   int32_t reserved;
+  /* ---- 1.1 ---- */
+  uint32_t flags;   /* SY_KERNEL_FLAG_* */
+  int32_t reserved1;
 } sy_kernel_desc_t;
+
+/* sy_kernel_desc_t.flags. Since: 1.1. */
+/* The kernel may decline calls (sy_kernel_fn) and answers queries. */
+#define SY_KERNEL_FLAG_MAY_DECLINE 1u
+
+/* ---- Plugin options (since 1.1) -------------------------------------------
+ * Settings a plugin declares in its table (sy_plugin_api_t.options) and
+ * reads during `load` through host->option_get, as ORT's provider options
+ * and PJRT's create options. Users set them, weakest first, in the
+ * manifest ("options": {"num_threads": 4}), SWITCHYARD_PLUGIN_OPTIONS
+ * ("cpu.num_threads=4,onednn.min_elements=4096"), and the context's options
+ * (C: sy_context_options_t.plugin_options; Python: Context(plugin_options=…));
+ * `switchyard info` lists every declared option with its value. The host
+ * checks each given value against the declaration before `load` runs: an
+ * unknown name or a value that does not parse as the declared type refuses
+ * the load with a record naming the option. */
+typedef enum sy_option_type_t {
+  SY_OPTION_INT = 1,    /* int64; text "-3", "4096"                  */
+  SY_OPTION_FLOAT = 2,  /* double; text "0.5", "1e-3"                */
+  SY_OPTION_BOOL = 3,   /* text true/false, 1/0, yes/no, on/off      */
+  SY_OPTION_STRING = 4, /* any UTF-8 text                            */
+} sy_option_type_t;
+
+/* One declared option. Strings live as long as the plugin's table.
+ * Since: 1.1. */
+typedef struct sy_plugin_option_t {
+  size_t struct_size;
+  const sy_extension_t* extension;
+  const char* name;          /* [a-z_][a-z0-9_]*, unique in the plugin */
+  int32_t type;              /* sy_option_type_t */
+  int32_t reserved;
+  const char* default_value; /* as text, parsed like a user's value */
+  const char* help;          /* one line for `switchyard info` */
+} sy_plugin_option_t;
+
+/* An option's value as option_get returns it. Frozen value type. `str`
+ * points at host memory valid until `load` returns. Since: 1.1. */
+typedef struct sy_option_value_t {
+  int32_t type;    /* sy_option_type_t, as declared */
+  int32_t is_set;  /* 1 when a user gave it, 0 for the declared default */
+  union {
+    int64_t i;
+    double f;
+    int32_t b;
+    const char* str;
+  } value;
+} sy_option_value_t;
 
 /* ---- Devices ------------------------------------------------------------- */
 
@@ -278,10 +431,10 @@ typedef enum sy_copy_kind_t {
 } sy_copy_kind_t;
 
 /* Filled by get_properties. String fields point at plugin memory that lives
- * until unload; the host copies them. */
+ * until unload; the host copies them. Since: 1.0. */
 typedef struct sy_device_properties_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const char* name;           /* "NVIDIA H100 80GB HBM3", "host CPU" */
   const char* vendor;
   const char* driver_version; /* part of the autotuner's device fingerprint */
@@ -299,10 +452,11 @@ typedef struct sy_device_properties_t {
  * recorded is FAILED_PRECONDITION. Memory from `allocate` is only ever
  * touched through this table and the plugin's own kernels. Host pointers
  * given to the *_async functions stay valid until the stream is
- * synchronized or an event recorded after the copy has completed. */
+ * synchronized or an event recorded after the copy has completed.
+ * Since: 1.0. */
 typedef struct sy_device_api_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   const char* device_type;    /* lowercase identifier, copied: "cpu" */
   int32_t dlpack_device_type; /* see sy_device_t */
   int32_t reserved;
@@ -346,11 +500,13 @@ typedef struct sy_device_api_t {
  * one process share one loaded copy of a plugin: sy_plugin_init runs once
  * per process, `load` once per runtime (each with its own context), and
  * `unload` once, when the last runtime lets the library go.
- * The register_* slots accept only the context of a `load` in progress;
- * any other returns FAILED_PRECONDITION. */
+ * The register_* slots and option_get accept only the context of a `load`
+ * in progress; any other returns FAILED_PRECONDITION. Since: 1.0 (slots
+ * marked 1.1 are there when the host's abi_minor is >= 1; check with
+ * SY_STRUCT_HAS as always). */
 typedef struct sy_host_api_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   uint32_t abi_major; /* == SY_PLUGIN_ABI_MAJOR of the host */
   uint32_t abi_minor; /* highest minor the host speaks */
   const char* host_version; /* "0.1.0"; lives as long as the table */
@@ -373,12 +529,40 @@ typedef struct sy_host_api_t {
                                  const sy_kernel_desc_t* kernel);
   sy_error_t* (*register_device)(sy_host_context_t* context,
                                  const sy_device_api_t* device);
+
+  /* ---- 1.1 ---- */
+  /* The value of the plugin's declared option `name` for this load (the
+   * user's, or the declared default). Only during `load`, with its context.
+   * Errors: NOT_FOUND for a name the plugin did not declare. Since: 1.1. */
+  sy_error_t* (*option_get)(sy_host_context_t* context, const char* name,
+                            sy_option_value_t* out_value);
+  /* Scratch memory for the kernel call `host_call` (the call's
+   * sy_kernel_call_t.host_call): `size` bytes of the call's device, aligned
+   * to 256, from the host's caching allocator, so a kernel never allocates
+   * per call. Contents are undefined. The memory stays valid for the work
+   * the kernel enqueues on the call's stream: the host returns it to the
+   * allocator when the kernel returns, and the allocator hands a block out
+   * again only in stream order. A kernel may ask more than once per call
+   * (each a new block); size 0 gives NULL. Thread-safe.
+   * Errors: RESOURCE_EXHAUSTED when the device is out of memory;
+   * INVALID_ARGUMENT for a host_call that is not a call in progress.
+   * Since: 1.1. */
+  sy_error_t* (*kernel_workspace)(sy_call_context_t* host_call, size_t size,
+                                  void** out_ptr);
 } sy_host_api_t;
 
 /* ---- The plugin's table -------------------------------------------------- */
+
+/* sy_plugin_api_t.flags. Since: 1.1. */
+/* The library is never closed (dlclose), also when its last runtime lets it
+ * go: for a plugin whose dependencies keep threads or process-wide state
+ * until exit (OpenMP, a GPU runtime). `unload` still runs. */
+#define SY_PLUGIN_FLAG_RESIDENT 1u
+
+/* What sy_plugin_init returns. Since: 1.0 (flags, options: 1.1). */
 typedef struct sy_plugin_api_t {
   size_t struct_size;
-  void* extension;
+  const sy_extension_t* extension;
   uint32_t abi_major; /* must equal the host's */
   uint32_t abi_minor; /* the minor this plugin uses; <= host's abi_minor */
   const char* name;    /* must equal the manifest's "name"; copied */
@@ -389,8 +573,15 @@ typedef struct sy_plugin_api_t {
    * nothing registered becomes visible before `load` returns success. */
   sy_error_t* (*load)(const sy_host_api_t* host, sy_host_context_t* context);
   /* Optional. Called once before the library is closed, after every
-   * runtime has released every object the plugin created. */
+   * runtime has released every object the plugin created. Must end the
+   * threads the plugin started (see "Threads" above). */
   void (*unload)(void);
+  /* ---- 1.1 ---- */
+  uint32_t flags;       /* SY_PLUGIN_FLAG_* */
+  int32_t num_options;  /* entries in `options` */
+  /* The options the plugin takes (see "Plugin options"); may be NULL. Lives
+   * as long as this table. */
+  const sy_plugin_option_t* options;
 } sy_plugin_api_t;
 
 /* The entry point every plugin exports, and the only symbol it exports.
@@ -400,7 +591,8 @@ typedef struct sy_plugin_api_t {
  * once per process for each loaded copy of the library. Returning NULL
  * without setting *out_plugin is a failure too (for when even the host
  * table is unusable).
- * Returns NULL on success or an error (e.g. "this plugin needs ABI 1.3"). */
+ * Returns NULL on success or an error (e.g. "this plugin needs ABI 1.3").
+ * Since: 1.0. */
 typedef sy_error_t* (*sy_plugin_init_fn)(const sy_host_api_t* host,
                                          const sy_plugin_api_t** out_plugin);
 
@@ -410,27 +602,31 @@ SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
 #ifdef __cplusplus
 }  /* extern "C" */
 
-/* Each struct is append-only: these pin the last field of ABI 1.0. */
+/* Each struct is append-only: these pin its last field (1.0 or 1.1). */
 static_assert(sizeof(sy_tensor_view_t) == 48, "sy_tensor_view_t is frozen");
 static_assert(sizeof(sy_attr_t) == 24, "sy_attr_t is frozen");
 static_assert(SY_STRUCT_SIZE(sy_shape_call_t, shape_data) ==
                   sizeof(sy_shape_call_t), "sy_shape_call_t 1.0 closes here");
 static_assert(SY_STRUCT_SIZE(sy_schema_desc_t, shape_data) ==
                   sizeof(sy_schema_desc_t), "sy_schema_desc_t 1.0");
-static_assert(SY_STRUCT_SIZE(sy_kernel_call_t, kernel_data) ==
-                  sizeof(sy_kernel_call_t), "sy_kernel_call_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_kernel_call_t, reserved1) ==
+                  sizeof(sy_kernel_call_t), "sy_kernel_call_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_kernel_variant_t, config_size) ==
                   sizeof(sy_kernel_variant_t), "sy_kernel_variant_t 1.0");
-static_assert(SY_STRUCT_SIZE(sy_kernel_desc_t, reserved) ==
-                  sizeof(sy_kernel_desc_t), "sy_kernel_desc_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_kernel_desc_t, reserved1) ==
+                  sizeof(sy_kernel_desc_t), "sy_kernel_desc_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_device_properties_t, reserved) ==
                   sizeof(sy_device_properties_t), "sy_device_properties_t 1.0");
 static_assert(SY_STRUCT_SIZE(sy_device_api_t, event_elapsed_ms) ==
                   sizeof(sy_device_api_t), "sy_device_api_t 1.0");
-static_assert(SY_STRUCT_SIZE(sy_host_api_t, register_device) ==
-                  sizeof(sy_host_api_t), "sy_host_api_t 1.0");
-static_assert(SY_STRUCT_SIZE(sy_plugin_api_t, unload) ==
-                  sizeof(sy_plugin_api_t), "sy_plugin_api_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_host_api_t, kernel_workspace) ==
+                  sizeof(sy_host_api_t), "sy_host_api_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_plugin_api_t, options) ==
+                  sizeof(sy_plugin_api_t), "sy_plugin_api_t 1.1");
+static_assert(sizeof(sy_extension_t) == 24, "sy_extension_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_plugin_option_t, help) ==
+                  sizeof(sy_plugin_option_t), "sy_plugin_option_t 1.1");
+static_assert(sizeof(sy_option_value_t) == 16, "sy_option_value_t is frozen");
 #else
 _Static_assert(sizeof(sy_tensor_view_t) == 48, "sy_tensor_view_t is frozen");
 _Static_assert(sizeof(sy_attr_t) == 24, "sy_attr_t is frozen");

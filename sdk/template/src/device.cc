@@ -9,7 +9,6 @@
 #include <cstring>
 #include <mutex>
 #include <string_view>
-#include <unordered_set>
 
 #include "switchyard/plugin.hpp"
 
@@ -30,44 +29,31 @@ struct Event {
   Clock::time_point time;
 };
 
-// Live handles. A function-local static, destroyed when the library closes.
+int g_self;  // the table's device_data, checked on every call
+
+// Live handles: the SDK's sets, guarded by one mutex. A function-local
+// static, destroyed when the library closes.
 struct Live {
   std::mutex mu;
-  std::unordered_set<void*> blocks;
-  std::unordered_set<Stream*> streams;
-  std::unordered_set<Event*> events;
+  sy::plugin::LiveHandles<void> blocks{"myaccel", "allocation", "allocate"};
+  sy::plugin::LiveHandles<Stream> streams{"myaccel", "stream", "stream_create"};
+  sy::plugin::LiveHandles<Event> events{"myaccel", "event", "event_create"};
 };
 Live& State() {
   static Live live;
   return live;
 }
 
-int g_self;  // the table's device_data, checked on every call
+// The SDK's argument checks, with "myaccel device: <slot>: …" messages.
+constexpr sy::plugin::DeviceChecks kChecks{"myaccel", &g_self};
 
 sy_error_t* Error(sy_status_code_t code, std::string_view slot, std::string_view what) {
-  return MakeError(code, StrCat("myaccel device: ", slot, ": ", what));
+  return kChecks.Error(code, slot, what);
 }
 
 sy_error_t* CheckCall(void* self, int32_t device, std::string_view slot) {
-  if (self != &g_self) {
-    return Error(SY_STATUS_INVALID_ARGUMENT, slot,
-                 "`self` is not myaccel's device_data; pass the table's own");
-  }
-  if (device != 0) {
-    return Error(SY_STATUS_OUT_OF_RANGE, slot,
-                 StrCat("device ", device, " does not exist; myaccel has 1 device (0)"));
-  }
-  return nullptr;
-}
-
-// Callers hold State().mu.
-template <class T>
-sy_error_t* CheckLive(const std::unordered_set<T*>& set, void* handle,
-                      std::string_view slot, std::string_view what) {
-  if (handle != nullptr && set.count(static_cast<T*>(handle)) != 0) return nullptr;
-  return Error(SY_STATUS_INVALID_ARGUMENT, slot,
-               StrCat(what, " ", handle, " is not a live myaccel ", what,
-                      "; use one this device created and has not destroyed"));
+  SY_PLUGIN_RETURN_IF_ERROR(kChecks.Self(self, slot));
+  return kChecks.Index(device, 1, slot);
 }
 
 sy_error_t* DeviceCount(void* self, int32_t* out_count) {
@@ -104,7 +90,7 @@ sy_error_t* Allocate(void* self, int32_t device, size_t size, size_t alignment,
                    StrCat("out of memory for ", size, " bytes; allocate less"));
     }
     std::lock_guard<std::mutex> lock(State().mu);
-    State().blocks.insert(ptr);  // may throw: Guard reports it
+    State().blocks.Insert(ptr);  // may throw: Guard reports it
     *out_ptr = ptr;
     return nullptr;
   });
@@ -113,7 +99,7 @@ sy_error_t* Allocate(void* self, int32_t device, size_t size, size_t alignment,
 sy_error_t* Deallocate(void* self, int32_t device, void* ptr) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, device, "deallocate"));
   std::lock_guard<std::mutex> lock(State().mu);
-  if (State().blocks.erase(ptr) == 0) {
+  if (!State().blocks.Erase(ptr)) {
     return Error(SY_STATUS_INVALID_ARGUMENT, "deallocate",
                  StrCat("pointer ", ptr, " was not allocated by myaccel or was "
                         "freed already"));
@@ -127,7 +113,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out) {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, device, "stream_create"));
     std::lock_guard<std::mutex> lock(State().mu);
     auto* stream = new Stream;
-    State().streams.insert(stream);
+    State().streams.Insert(stream);
     *out = reinterpret_cast<sy_stream_t>(stream);
     return nullptr;
   });
@@ -136,8 +122,8 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out) {
 sy_error_t* StreamDestroy(void* self, sy_stream_t handle) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "stream_destroy"));
   std::lock_guard<std::mutex> lock(State().mu);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().streams, handle, "stream_destroy", "stream"));
-  State().streams.erase(reinterpret_cast<Stream*>(handle));
+  SY_PLUGIN_RETURN_IF_ERROR(State().streams.Check(handle, "stream_destroy"));
+  State().streams.Erase(reinterpret_cast<Stream*>(handle));
   delete reinterpret_cast<Stream*>(handle);
   return nullptr;
 }
@@ -146,14 +132,14 @@ sy_error_t* StreamDestroy(void* self, sy_stream_t handle) {
 sy_error_t* StreamSynchronize(void* self, sy_stream_t handle) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "stream_synchronize"));
   std::lock_guard<std::mutex> lock(State().mu);
-  return CheckLive(State().streams, handle, "stream_synchronize", "stream");
+  return State().streams.Check(handle, "stream_synchronize");
 }
 
 sy_error_t* StreamWaitEvent(void* self, sy_stream_t stream, sy_event_t event) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "stream_wait_event"));
   std::lock_guard<std::mutex> lock(State().mu);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().streams, stream, "stream_wait_event", "stream"));
-  return CheckLive(State().events, event, "stream_wait_event", "event");
+  SY_PLUGIN_RETURN_IF_ERROR(State().streams.Check(stream, "stream_wait_event"));
+  return State().events.Check(event, "stream_wait_event");
 }
 
 sy_error_t* MemcpyAsync(void* self, sy_stream_t stream, void* dst, const void* src,
@@ -165,7 +151,7 @@ sy_error_t* MemcpyAsync(void* self, sy_stream_t stream, void* dst, const void* s
   }
   {
     std::lock_guard<std::mutex> lock(State().mu);
-    SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().streams, stream, "memcpy_async", "stream"));
+    SY_PLUGIN_RETURN_IF_ERROR(State().streams.Check(stream, "memcpy_async"));
   }
   if (size > 0) std::memmove(dst, src, size);
   return nullptr;
@@ -176,7 +162,7 @@ sy_error_t* MemsetAsync(void* self, sy_stream_t stream, void* dst, int32_t value
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "memset_async"));
   {
     std::lock_guard<std::mutex> lock(State().mu);
-    SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().streams, stream, "memset_async", "stream"));
+    SY_PLUGIN_RETURN_IF_ERROR(State().streams.Check(stream, "memset_async"));
   }
   if (size > 0) std::memset(dst, value, size);
   return nullptr;
@@ -187,7 +173,7 @@ sy_error_t* EventCreate(void* self, int32_t device, sy_event_t* out) {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, device, "event_create"));
     std::lock_guard<std::mutex> lock(State().mu);
     auto* event = new Event;
-    State().events.insert(event);
+    State().events.Insert(event);
     *out = reinterpret_cast<sy_event_t>(event);
     return nullptr;
   });
@@ -196,8 +182,8 @@ sy_error_t* EventCreate(void* self, int32_t device, sy_event_t* out) {
 sy_error_t* EventDestroy(void* self, sy_event_t handle) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "event_destroy"));
   std::lock_guard<std::mutex> lock(State().mu);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().events, handle, "event_destroy", "event"));
-  State().events.erase(reinterpret_cast<Event*>(handle));
+  SY_PLUGIN_RETURN_IF_ERROR(State().events.Check(handle, "event_destroy"));
+  State().events.Erase(reinterpret_cast<Event*>(handle));
   delete reinterpret_cast<Event*>(handle);
   return nullptr;
 }
@@ -205,8 +191,8 @@ sy_error_t* EventDestroy(void* self, sy_event_t handle) {
 sy_error_t* EventRecord(void* self, sy_event_t event, sy_stream_t stream) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "event_record"));
   std::lock_guard<std::mutex> lock(State().mu);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().events, event, "event_record", "event"));
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().streams, stream, "event_record", "stream"));
+  SY_PLUGIN_RETURN_IF_ERROR(State().events.Check(event, "event_record"));
+  SY_PLUGIN_RETURN_IF_ERROR(State().streams.Check(stream, "event_record"));
   auto* e = reinterpret_cast<Event*>(event);
   e->recorded = true;
   e->time = Clock::now();
@@ -216,14 +202,14 @@ sy_error_t* EventRecord(void* self, sy_event_t event, sy_stream_t stream) {
 sy_error_t* EventSynchronize(void* self, sy_event_t event) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "event_synchronize"));
   std::lock_guard<std::mutex> lock(State().mu);
-  return CheckLive(State().events, event, "event_synchronize", "event");
+  return State().events.Check(event, "event_synchronize");
 }
 
 sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end, float* out_ms) {
   SY_PLUGIN_RETURN_IF_ERROR(CheckCall(self, 0, "event_elapsed_ms"));
   std::lock_guard<std::mutex> lock(State().mu);
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().events, start, "event_elapsed_ms", "event"));
-  SY_PLUGIN_RETURN_IF_ERROR(CheckLive(State().events, end, "event_elapsed_ms", "event"));
+  SY_PLUGIN_RETURN_IF_ERROR(State().events.Check(start, "event_elapsed_ms"));
+  SY_PLUGIN_RETURN_IF_ERROR(State().events.Check(end, "event_elapsed_ms"));
   const auto* a = reinterpret_cast<Event*>(start);
   const auto* b = reinterpret_cast<Event*>(end);
   if (!a->recorded || !b->recorded) {

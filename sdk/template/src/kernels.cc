@@ -14,15 +14,11 @@ using sy::plugin::ForEachStridedRun;
 using sy::plugin::KernelSpec;
 using sy::plugin::Shape;
 
-// The counts a kernel relies on; the host guarantees them, so a mismatch is
-// a host bug worth a clear error rather than a crash.
+// The counts a kernel relies on. The host guarantees them (plugin.h), but a
+// test or harness may call a kernel directly: the SDK's check turns a
+// mismatch into a clear error rather than a crash.
 sy_error_t* CheckArity(const sy_kernel_call_t* call, int inputs, const char* op) {
-  if (call->num_inputs == inputs && call->num_outputs == 1) return nullptr;
-  return sy::plugin::MakeError(
-      SY_STATUS_INTERNAL,
-      sy::plugin::StrCat("myvendor: ", op, ": expected ", inputs,
-                         " inputs and 1 output, got ", call->num_inputs, " and ",
-                         call->num_outputs, "; the host and plugin disagree"));
+  return sy::plugin::CheckCall(call, {"myvendor", op}, inputs, 1, -1);
 }
 
 // out = f(a, b) elementwise.

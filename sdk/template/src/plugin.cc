@@ -9,9 +9,6 @@
 namespace myvendor {
 namespace {
 
-// The newest ABI minor whose fields this plugin reads or fills.
-constexpr uint32_t kAbiMinorUsed = 0;
-
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return sy::plugin::Guard(host, "myvendor: load", [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &DeviceApi()));
@@ -25,7 +22,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = kAbiMinorUsed,
+    .abi_minor = 0,  // the newest minor whose fields this plugin reads or fills
     .name = "myvendor",  // must equal the manifest's name
     .version = "0.1.0",
     .load = Load,
@@ -35,17 +32,9 @@ constexpr sy_plugin_api_t kPluginApi = {
 }  // namespace
 }  // namespace myvendor
 
+// The SDK's InitPlugin checks the host's versions, keeps its table and
+// hands out ours.
 extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
-  if (out_plugin != nullptr) *out_plugin = nullptr;
-  // Without error_create nothing can be reported: return no table.
-  if (host == nullptr || !SY_STRUCT_HAS(host, sy_host_api_t, error_create) ||
-      host->error_create == nullptr) {
-    return nullptr;
-  }
-  SY_PLUGIN_RETURN_IF_ERROR(sy::plugin::CheckHost(
-      host, out_plugin, "myvendor", myvendor::kAbiMinorUsed));
-  sy::plugin::SetHost(host);
-  *out_plugin = &myvendor::kPluginApi;
-  return nullptr;
+  return sy::plugin::InitPlugin(host, out_plugin, myvendor::kPluginApi, "myvendor");
 }

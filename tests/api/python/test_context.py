@@ -50,10 +50,22 @@ def test_a_requested_plugin_that_fails_raises(test_plugin_dir):
                    use_environment=False)
 
 
+def test_a_device_of_a_plugin_without_devices_says_why(ctx):
+    # The cuda plugin loads without a GPU ("loaded, no devices"); asking
+    # for its device carries the plugin's reason.
+    records = {r.name: r for r in ctx.load_report()}
+    if "cuda" not in records or records["cuda"].outcome != "loaded, no devices":
+        pytest.skip("needs the cuda plugin loaded without a GPU")
+    with pytest.raises(sy.NotFoundError) as info:
+        ctx.device("cuda:0")
+    assert "device type 'cuda' has no devices: plugin 'cuda' loaded without any (" in str(info.value)
+    assert "no CUDA device" in str(info.value)
+
+
 def test_errors_map_to_classes_with_the_c_message(ctx):
     with pytest.raises(sy.NotFoundError) as info:
-        ctx.device("cuda:7")
-    assert str(info.value) == "sy_device_find: no device 'cuda:7'; devices present: cpu:0"
+        ctx.device("nosuch:7")
+    assert str(info.value) == "sy_device_find: no device 'nosuch:7'; devices present: cpu:0"
     assert isinstance(info.value, LookupError) and isinstance(info.value, sy.Error)
     with pytest.raises(sy.NotFoundError, match="no op named 'frobnicate'"):
         _find_op(ctx, "frobnicate")

@@ -77,7 +77,7 @@ TEST_F(CpuDeviceTest, RejectsBadPropertyArguments) {
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
             "cpu device: get_properties: `self` is not the cpu device's "
-            "device_data; pass the device_data of the table the cpu plugin "
+            "device_data; pass the device_data of the table the plugin "
             "registered");
 }
 

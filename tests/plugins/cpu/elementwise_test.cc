@@ -658,8 +658,8 @@ TEST_F(ElementwiseErrorTest, RejectsOtherDtypesAndDevices) {
   status = Run("copy", {a.view()}, cuda);
   EXPECT_EQ(status.code, SY_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(status.message,
-            "cpu plugin: copy: output is on DLPack device type 2, not the cpu "
-            "device (1); copy it to the cpu device first");
+            "cpu plugin: copy: output is on DLPack device type 2, not the "
+            "kernel's device type (1); copy it to the kernel's device first");
   // exp of an integer tensor writes f32.
   const TypedTensor i = Vec(SY_DTYPE_I32, {1, 2});
   status = Call("exp", {i}, i);
@@ -771,7 +771,7 @@ TEST_F(ElementwiseErrorTest, RejectsCallsThatDoNotMatchTheSchema) {
   EXPECT_EQ(status.message,
             "cpu plugin: add.Tensor: the kernel call's struct_size is 16, "
             "smaller than ABI 1.0's " +
-                std::to_string(sizeof(sy_kernel_call_t)) +
+                std::to_string(SY_STRUCT_SIZE(sy_kernel_call_t, kernel_data)) +
                 "; the host is damaged or too old");
 }
 

@@ -27,6 +27,10 @@ Shared& Get() {
     options.loader.search_paths = {
         std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json",
         std::string(SWITCHYARD_PLUGIN_DIR) + "/onednn.json"};
+    // Every onednn kernel takes every call: the tests check its kernels,
+    // and selection_test checks declining with a runtime of its own.
+    options.loader.plugin_options = {"onednn.min_elements=1",
+                                     "onednn.min_matmul_flops=1"};
     auto runtime = Runtime::Create(options);
     if (!runtime.ok()) {
       std::cerr << "cannot create the runtime: " << runtime.status() << "\n";

@@ -1,7 +1,9 @@
 // Which kernel serves a call when cpu and onednn are both loaded: onednn's
 // (priority 10) for the keys it registers, the cpu plugin's for the rest;
-// bf16 keys only on CPUs with native bf16. Also the load record, and that
-// the plugin's own ops refuse bad input with a clear error.
+// bf16 keys only on CPUs with native bf16; with the default options, the
+// cpu plugin's for calls too small to repay oneDNN's setup (onednn
+// declines them). Also the load record, the options, and that the plugin's
+// own ops refuse bad input with a clear error.
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ TEST(OnednnSelection, LoadRecordShowsAKernelOnlyPlugin) {
     if (record.name != "onednn") continue;
     found = true;
     EXPECT_EQ(record.outcome, LoadOutcome::kLoaded) << record.reason;
+    EXPECT_EQ(record.plugin_abi_minor, 1u);
     EXPECT_EQ(record.num_devices, 0);  // the cpu plugin provides the device
     EXPECT_EQ(record.num_schemas, 3);  // onednn::linear_relu, linear_gelu, matmul_add
     EXPECT_GT(record.num_kernels, 20);
@@ -72,6 +75,68 @@ TEST(OnednnSelection, OnednnKernelsWinForF32) {
   for (const Case& c : OnednnF32Cases()) {
     const std::string how = Explain(c.op, MakeInputs(c, SY_DTYPE_F32), c.attrs);
     EXPECT_THAT(how, HasSubstr("kernel onednn::")) << c.op;
+  }
+}
+
+// A runtime with the plugin's default options (TestRuntime sets its
+// thresholds to 1).
+Runtime& DefaultRuntime() {
+  static Runtime* const runtime = [] {
+    RuntimeOptions options;
+    options.loader.use_environment = false;
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {
+        std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json",
+        std::string(SWITCHYARD_PLUGIN_DIR) + "/onednn.json"};
+    return Runtime::Create(options).value().release();
+  }();
+  return *runtime;
+}
+
+std::string ExplainOn(Runtime& runtime, const char* op,
+                      const std::vector<int64_t>& shape) {
+  Device& cpu = *runtime.GetDevice("cpu").value();
+  const Tensor a = runtime.Empty(cpu, SY_DTYPE_F32, shape).value();
+  const Tensor b = runtime.Empty(cpu, SY_DTYPE_F32, shape).value();
+  absl::StatusOr<std::string> how = runtime.Explain(runtime.FindOp(op).value(), {a, b});
+  return how.ok() ? *how : std::string(how.status().message());
+}
+
+TEST(OnednnSelection, DeclinesCallsBelowItsThresholdsToTheCpuPlugin) {
+  Runtime& runtime = DefaultRuntime();
+  // 16 elements: declined, by the bucketed count, and explain says why.
+  EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {16}),
+            "kernel cpu::add.Tensor.f32.f32 (priority); declined: "
+            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 1048576");
+  // A bucket is decided once: [13] rounds up to the same bucket as [16].
+  EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {13}),
+            "kernel cpu::add.Tensor.f32.f32 (priority); declined: "
+            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 1048576");
+  // At the threshold onednn takes it.
+  EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {1024, 1024}),
+            "kernel onednn::add.Tensor.f32.f32 (priority)");
+  // The call runs what explain said, and its result is right.
+  Device& cpu = *runtime.GetDevice("cpu").value();
+  const std::vector<float> x = {1, 2, 3};
+  const Tensor t = runtime.FromHost(cpu, SY_DTYPE_F32, {3}, x.data(), 12).value();
+  const Tensor sum = runtime.Call(runtime.FindOp("add").value(), {t, t}).value()[0];
+  std::vector<float> back(3);
+  ASSERT_TRUE(runtime.ToHost(sum, back.data(), 12).ok());
+  EXPECT_EQ(back, (std::vector<float>{2, 4, 6}));
+}
+
+TEST(OnednnSelection, LoadRecordListsTheOptions) {
+  for (Runtime* runtime : {&DefaultRuntime(), &TestRuntime()}) {
+    const bool defaults = runtime == &DefaultRuntime();
+    for (const LoadRecord& record : runtime->LoadRecords()) {
+      if (record.name != "onednn") continue;
+      ASSERT_EQ(record.options.size(), 2u);
+      EXPECT_EQ(record.options[0].name, "min_elements");
+      EXPECT_EQ(record.options[0].type, "int");
+      EXPECT_EQ(record.options[0].value, defaults ? "1048576" : "1");
+      EXPECT_EQ(record.options[0].source, defaults ? "default" : "context");
+      EXPECT_EQ(record.options[1].name, "min_matmul_flops");
+    }
   }
 }
 

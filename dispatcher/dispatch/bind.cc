@@ -1,9 +1,10 @@
-#include "dispatcher/dispatch/call_binding.h"
+#include "dispatcher/dispatch/bind.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dispatcher/dispatch/capture.h"
 #include "dispatcher/memory/device.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
@@ -69,8 +70,18 @@ std::string CheckAttr(const SchemaArg& arg, sy_attr_t& attr) {
 
 }  // namespace
 
-absl::Status BindCall(const OpDef& op, absl::Span<const Tensor> inputs,
-                      absl::Span<const Attr> attrs,
+ShapeBucket BoundCall::bucket() const {
+  ShapeBucket bucket;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = *tensors[i];
+    AddToBucket(bucket, static_cast<int>(i), t.ndim(), t.shape().data(),
+                t.is_contiguous());
+  }
+  return bucket;
+}
+
+absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
+                      absl::Span<const sy_attr_t> attrs,
                       absl::Span<const int32_t> list_sizes, BoundCall& bound) {
   const Schema& schema = op.schema();
   bound.op = &op;
@@ -104,14 +115,21 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor> inputs,
     bound.offsets.push_back(static_cast<int32_t>(bound.tensors.size()));
     const size_t count = k == op.list_arg() ? list_sizes[0] : 1;
     for (size_t i = 0; i < count; ++i, ++next) {
-      const Tensor& t = inputs[next];
-      if (!t.defined()) {
+      const Tensor* given = inputs[next];
+      if (given == nullptr || !given->defined()) {
         if (arg.optional && k != op.list_arg()) continue;
         return absl::InvalidArgumentError(absl::StrCat(
             op.full_name(), ": argument '", arg.name, "'",
             count > 1 ? absl::StrCat(" element ", i) : std::string(),
             " is an undefined tensor; pass a tensor",
             arg.optional ? "" : " (the argument is required)"));
+      }
+      const Tensor& t = *given;
+      if (t.symbolic() && !CaptureActive()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            op.full_name(), ": argument '", arg.name, "' is a symbolic tensor "
+            "of a graph capture, which has no values; call ops on it inside "
+            "the capture, or launch the captured graph to get real tensors"));
       }
       if (bound.device == nullptr) {
         bound.device = &t.device();
@@ -155,6 +173,15 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor> inputs,
     const SchemaArg& arg = schema.args[schema.attr_args[j]];
     if (static_cast<size_t>(j) < attrs.size()) {
       sy_attr_t attr = attrs[j];
+      if (attr.kind == kAttrDefault) {
+        if (op.attr_required(j)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              op.full_name(), ": attribute '", arg.name,
+              "' has no default; pass a value"));
+        }
+        bound.attrs.push_back(op.default_attr(j));
+        continue;
+      }
       std::string problem = CheckAttr(arg, attr);
       if (!problem.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(

@@ -1,0 +1,32 @@
+// Run, the last step of a call (bind → resolve → run): executes a
+// resolution — a view, a kernel (handing it scratch memory on request and
+// moving on when it declines), a decomposition, or the cpu fallback — into
+// outputs the caller gave (CallOut) or that run allocates (Call).
+#ifndef SWITCHYARD_DISPATCHER_DISPATCH_RUN_H_
+#define SWITCHYARD_DISPATCHER_DISPATCH_RUN_H_
+
+#include "absl/status/status.h"
+#include "absl/types/span.h"
+#include "dispatcher/dispatch/bind.h"
+#include "dispatcher/dispatch/capture.h"
+#include "dispatcher/dispatch/resolve.h"
+
+namespace sy::core {
+
+class Dispatcher;
+
+// Runs `resolution` of `bound`. Exactly one of `provided` (the caller's
+// outputs, checked here: dtype, shape, device, no aliasing of an input, no
+// self-overlap) and `produced` (non-null: new outputs are appended) is
+// given. On error nothing is appended to `produced`.
+absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
+                         Resolution resolution,
+                         absl::Span<const Tensor* const> provided,
+                         TensorList* produced);
+
+// Checks a caller-provided output against what the op produces.
+absl::Status CheckOutput(const BoundCall& bound, int index, const Tensor& out);
+
+}  // namespace sy::core
+
+#endif  // SWITCHYARD_DISPATCHER_DISPATCH_RUN_H_

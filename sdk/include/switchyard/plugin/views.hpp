@@ -1,0 +1,140 @@
+// sy::plugin tensor views: Shape, Strides, NumElements, IsContiguous,
+// DataPtr, ShapeToString, and ForEachStridedRun, the N-operand strided
+// walker of elementwise kernels. Part of plugin.hpp (read its rules first).
+#ifndef SWITCHYARD_PLUGIN_VIEWS_HPP_
+#define SWITCHYARD_PLUGIN_VIEWS_HPP_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "switchyard/plugin.h"
+
+namespace sy::plugin {
+
+// ---- Tensor views --------------------------------------------------------
+// Preconditions for all of these: 0 <= view.ndim <= SY_MAX_RANK, and shape
+// and strides point at ndim entries (kernels check views first).
+
+inline std::span<const int64_t> Shape(const sy_tensor_view_t& view) noexcept {
+  return {view.shape, static_cast<size_t>(view.ndim)};
+}
+inline std::span<const int64_t> Strides(const sy_tensor_view_t& view) noexcept {
+  return {view.strides, static_cast<size_t>(view.ndim)};
+}
+
+// The product of the shape (1 for rank 0, 0 when any dimension is 0).
+// Assumes it fits in int64 (the core allocated the tensor).
+inline int64_t NumElements(const sy_tensor_view_t& view) noexcept {
+  int64_t n = 1;
+  for (int64_t d : Shape(view)) n *= d;
+  return n;
+}
+
+// True when the elements are dense in row-major order, so element i lives at
+// DataPtr<T>(view)[i]. Dimensions of size 1 may have any stride; an empty
+// tensor is contiguous.
+inline bool IsContiguous(const sy_tensor_view_t& view) noexcept {
+  int64_t expected = 1;
+  for (int d = view.ndim - 1; d >= 0; --d) {
+    if (view.shape[d] == 0) return true;
+    if (view.shape[d] != 1 && view.strides[d] != expected) return false;
+    expected *= view.shape[d];
+  }
+  return true;
+}
+
+// The address of element (0, …, 0): data + byte_offset, as T*; NULL when
+// data is NULL (an empty tensor may have no storage, and offsetting NULL is
+// undefined behaviour). Use a const T for inputs. Does not check that T
+// matches view.dtype.
+template <class T>
+T* DataPtr(const sy_tensor_view_t& view) noexcept {
+  using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
+  if (view.data == nullptr) return nullptr;
+  return reinterpret_cast<T*>(static_cast<Byte*>(view.data) + view.byte_offset);
+}
+
+// "[2, 3]"; "[]" for rank 0. For error messages.
+inline std::string ShapeToString(std::span<const int64_t> shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.append(std::to_string(shape[i]));
+  }
+  out.push_back(']');
+  return out;
+}
+
+// ---- Strided walker ------------------------------------------------------
+
+// Visits every index of `shape` for N operands that share it, each with its
+// own strides (in elements; any value, including 0 for broadcast dims and
+// negative). The walk is split into innermost runs: for each run,
+//   body(offsets, count, steps)
+// is called, where element i of the run lives at offsets[k] + i * steps[k]
+// for operand k (offsets and steps in elements, from DataPtr). Dimensions of
+// size 1 are dropped and neighbours that are dense for every operand are
+// merged first, so when all operands are contiguous (or share one dense
+// layout) the whole tensor is a single run with steps of 1: the body's
+// unit-stride branch is the fast path. Runs come in row-major order of the
+// merged dimensions.
+//
+// Rank 0 gives one run of count 1 (steps 0); a zero in the shape gives no
+// runs. Returns false, calling nothing, when shape.size() > SY_MAX_RANK.
+// Each strides[k] must point at shape.size() values.
+template <size_t N, class Body>
+bool ForEachStridedRun(std::span<const int64_t> shape,
+                       const std::array<const int64_t*, N>& strides,
+                       Body&& body) {
+  if (shape.size() > SY_MAX_RANK) return false;
+  int64_t dims[SY_MAX_RANK];
+  int64_t st[N][SY_MAX_RANK];
+  int nd = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return true;
+    if (shape[d] == 1) continue;
+    bool merge = nd > 0;
+    for (size_t k = 0; k < N && merge; ++k) {
+      merge = st[k][nd - 1] == strides[k][d] * shape[d];
+    }
+    if (merge) {
+      dims[nd - 1] *= shape[d];
+      for (size_t k = 0; k < N; ++k) st[k][nd - 1] = strides[k][d];
+    } else {
+      dims[nd] = shape[d];
+      for (size_t k = 0; k < N; ++k) st[k][nd] = strides[k][d];
+      ++nd;
+    }
+  }
+  std::array<int64_t, N> offsets{};
+  std::array<int64_t, N> steps{};
+  if (nd == 0) {
+    body(std::as_const(offsets), int64_t{1}, std::as_const(steps));
+    return true;
+  }
+  const int64_t count = dims[nd - 1];
+  for (size_t k = 0; k < N; ++k) steps[k] = st[k][nd - 1];
+  int64_t index[SY_MAX_RANK] = {};
+  while (true) {
+    body(std::as_const(offsets), count, std::as_const(steps));
+    int d = nd - 2;
+    for (; d >= 0; --d) {
+      if (++index[d] < dims[d]) {
+        for (size_t k = 0; k < N; ++k) offsets[k] += st[k][d];
+        break;
+      }
+      index[d] = 0;
+      for (size_t k = 0; k < N; ++k) offsets[k] -= st[k][d] * (dims[d] - 1);
+    }
+    if (d < 0) return true;
+  }
+}
+
+}  // namespace sy::plugin
+
+#endif  // SWITCHYARD_PLUGIN_VIEWS_HPP_
