@@ -68,19 +68,17 @@ sy_error_t* Cast(const sy_kernel_call_t* call) {
         CheckView(call->inputs[0], "cast", "input 'self'", from, *stream));
     SY_PLUGIN_RETURN_IF_ERROR(
         CheckView(call->outputs[0], "cast", "output", to, *stream));
-    if (!DeviceHolds(stream->ctx().caps, to)) {
-      return OpError("cast", StrCat(stream->ctx().label, " cannot hold ",
-                                    plugin::DtypeName(to), " tensors"));
-    }
     if (from == to) {
       return RunSimple(*stream, call, "cast",
                        StrCat("copy_", plugin::DtypeSize(from)), {}, 1);
     }
-    if (to == SY_DTYPE_BF16 || to == SY_DTYPE_F64) {
+    if (to == SY_DTYPE_BF16 || to == SY_DTYPE_F64 ||
+        !DeviceHolds(stream->ctx().caps, to)) {
       return plugin::MakeError(
           SY_STATUS_UNIMPLEMENTED,
           StrCat("vulkan plugin: cast: to ", plugin::DtypeName(to),
-                 " is not supported on vulkan; cast on cpu"));
+                 " has no vulkan kernel on ", stream->ctx().label,
+                 "; cast on cpu"));
     }
     return RunSimple(*stream, call, "cast",
                      StrCat("cast_", ShaderDtype(from), "_", ShaderDtype(to)),

@@ -1,6 +1,6 @@
 // Reductions (shaders/reduce.comp) over rows (rows.h): sum mean max min
 // over `dims` with keepdim, argmax over one dim or all of them. f32/f16
-// accumulate in float, integers and bool in int64 (sum's result is i64).
+// accumulate in double (shaderFloat64), integers and bool in int64 (sum's result is i64).
 #include <string>
 
 #include "kernels/rows.h"
@@ -90,6 +90,7 @@ void AddReductionKernels(const Caps& caps, KernelList& list) {
   for (const auto& d : kAll) {
     if (!DeviceHolds(caps, d[0]) || (d[0] == SY_DTYPE_BOOL && !caps.storage8)) continue;
     const bool floating = d[0] == SY_DTYPE_F32 || d[0] == SY_DTYPE_F16;
+    if (floating && !caps.float64) continue;  // double accumulation
     list.Add("sum", d, Reduce<0>);
     if (floating) list.Add("mean", d, Reduce<1>);
     list.Add("max", d, Reduce<2>);

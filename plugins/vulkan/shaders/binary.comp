@@ -53,24 +53,7 @@ void apply(uint o, uint a, uint b, uint c) {
     case 1: r = x - y; break;
     case 2: r = x * y; break;
     case 3: r = x / y; break;
-    case 4: {
-      double dx = f32_to_f64(x), dy = f32_to_f64(y);
-      double p;
-      if (dy == 0.0LF) p = 1.0LF;
-      else if (dx == 1.0LF) p = 1.0LF;
-      else if (is_nan_d(dx) || is_nan_d(dy)) p = 0.0LF / 0.0LF;
-      else if (dx < 0.0LF) {
-        // Defined only for integral exponents.
-        if (floor(dy) != dy) p = 0.0LF / 0.0LF;
-        else {
-          p = exp_d(dy * log_d(-dx));
-          if (mod(dy, 2.0LF) != 0.0LF) p = -p;
-        }
-      } else if (dx == 0.0LF) p = dy > 0.0LF ? 0.0LF : 1.0LF / 0.0LF;
-      else p = exp_d(dy * log_d(dx));
-      r = float(p);
-      break;
-    }
+    case 4: r = float(pow_d(f32_to_f64(x), f32_to_f64(y))); break;
     case 5: r = (x != x || y != y) ? (x + y) : max(x, y); break;
     default: r = (x != x || y != y) ? (x + y) : min(x, y); break;
   }

@@ -9,10 +9,12 @@
 #include "elementwise_push.glsl"
 
 void apply(uint o, uint a, uint b, uint c) {
-  int64_t row = int64_t(LD1(pc.in_addr[1], b));
   uint rows = uint(pc.scalar_i);
   uint row_stride = pc.step[0];
-  if (row < 0 || row >= int64_t(rows)) {
+  // Compared in the index's own type (an i32 index widened to int64_t
+  // lost its sign on lavapipe).
+  C1 row = LD1(pc.in_addr[1], b);
+  if (row < C1(0) || row >= C1(rows)) {
     BufU32((uint64_t(pc.scalar_hi) << 32) | uint64_t(pc.scalar_lo)).v[0] = 1u;
     STO(pc.out_addr, o, CO(0));
     return;

@@ -158,14 +158,37 @@ double sigmoid_d(double x) {
 // gelu(x) = x·½·erfc(−x/√2): no cancellation for negative x.
 double gelu_d(double x) {
   if (is_nan_d(x)) return x;
-  if (abs(x) == 1.0LF / 0.0LF) return x > 0.0LF ? x : 0.0LF;
   return 0.5LF * x * erfc_d(-x * 0.70710678118654752440LF);
 }
 double gelu_tanh_d(double x) {
   if (is_nan_d(x)) return x;
-  if (abs(x) == 1.0LF / 0.0LF) return x > 0.0LF ? x : 0.0LF;
   double inner = 0.79788456080286535588LF * (x + 0.044715LF * x * x * x);
   return 0.5LF * x * (1.0LF + tanh_d(inner));
+}
+
+// pow as C99 specifies it, special cases first.
+double pow_d(double x, double y) {
+  const double inf = 1.0LF / 0.0LF;
+  if (y == 0.0LF || x == 1.0LF) return 1.0LF;
+  if (is_nan_d(x) || is_nan_d(y)) return 0.0LF / 0.0LF;
+  bool y_int = floor(y) == y;
+  bool y_odd = y_int && abs(y) < 9007199254740992.0LF && mod(y, 2.0LF) == 1.0LF;
+  if (abs(y) == inf) {
+    if (abs(x) == 1.0LF) return 1.0LF;
+    return (abs(x) < 1.0LF) == (y > 0.0LF) ? 0.0LF : inf;
+  }
+  if (x == 0.0LF) {
+    bool neg = y_odd && (doubleBitsToUint64(x) >> 63) != 0ul;
+    double r = y < 0.0LF ? inf : 0.0LF;
+    return neg ? -r : r;
+  }
+  if (abs(x) == inf) {
+    double r = y < 0.0LF ? 0.0LF : inf;
+    return (x < 0.0LF && y_odd) ? -r : r;
+  }
+  if (x < 0.0LF && !y_int) return 0.0LF / 0.0LF;
+  double r = exp_d(y * log_d(abs(x)));
+  return (x < 0.0LF && y_odd) ? -r : r;
 }
 
 #endif  // SY_MATH_GLSL

@@ -1,18 +1,21 @@
 // Reductions over rows (rows.glsl): sum mean max min argmax. Floats
-// accumulate in float through a tree (kReduction tolerance), integers in
-// int64_t; max/min propagate NaN; argmax returns the first index of the
+// accumulate in double through a tree (no overflow of partial sums whose
+// total fits), integers in int64_t; max/min propagate NaN; argmax returns the first index of the
 // maximum, a NaN counting as the maximum (as PyTorch does). OP:
 // kernels/reduction.cc.
 #version 450
 #include "common.glsl"
 #include "select.glsl"
 #include "rows.glsl"
+#if DT0 == DT_F32 || DT0 == DT_F16 || DT0 == DT_BF16
+#include "math.glsl"
+#endif
 
 layout(constant_id = 0) const int OP = 0;
 
 #if DT0 == DT_F32 || DT0 == DT_F16 || DT0 == DT_BF16
 #define SY_IS_FLOAT 1
-#define AT float
+#define AT double
 #else
 #define SY_IS_FLOAT 0
 #define AT int64_t
@@ -51,6 +54,9 @@ void main() {
   uint acc_i = 0xffffffffu;
   for (uint r = tid; r < l.row_size; r += 256u) {
     AT v = AT(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1)));
+#if SY_IS_FLOAT
+    v = f32_to_f64(float(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1))));
+#endif
     if (!extreme) {
       acc += v;
     } else if (acc_i == 0xffffffffu || better(v, r, acc, acc_i, want_max)) {
@@ -79,7 +85,7 @@ void main() {
   AT result = s_val[0];
   if (OP == 1) {
 #if SY_IS_FLOAT
-    result = result / float(l.row_size);
+    result = result / double(l.row_size);
 #endif
   }
   if (OP == 4) {
@@ -87,6 +93,6 @@ void main() {
     st_i64(pc.out_addr, o, int64_t(s_idx[0]));
 #endif
   } else {
-    STO(pc.out_addr, o, CO(result));
+    STO(pc.out_addr, o, CO(result));  // double → float rounds once
   }
 }
