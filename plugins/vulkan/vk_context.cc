@@ -302,7 +302,9 @@ Probe RunProbe() {
   if (r != VK_SUCCESS) {
     probe.reason = StrCat("no Vulkan device: vkCreateInstance failed (",
                           ResultName(r), r == VK_ERROR_INCOMPATIBLE_DRIVER
-                                             ? ": no Vulkan driver (ICD) found"
+                                             ? ": no Vulkan driver (ICD) found; "
+                                               "check VK_DRIVER_FILES / "
+                                               "VK_ICD_FILENAMES"
                                              : "",
                           ")", advice);
     p.instance = VK_NULL_HANDLE;
