@@ -23,7 +23,8 @@ OUT=${OUT:-$ROOT/device_out}
 
 if [ "${1:-}" = prepare ]; then
   # The device tool's README: the loader travels as a .deb, unpacked there.
-  grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
+  exclude=$(git rev-parse --git-path info/exclude)
+  grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >> "$exclude"
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1)
