@@ -437,6 +437,7 @@ void Context::Drain() {
   std::lock_guard<std::mutex> lock(streams_mu_);
   for (Stream* stream : streams_) {
     std::string ignored;  // a failed stream reports at its next sync
+    auto stream_lock = stream->Lock();
     stream->Synchronize(&ignored);
   }
 }
