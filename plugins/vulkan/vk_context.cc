@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -46,6 +47,38 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
                                            all.data());
   for (const auto& e : all) {
     if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
+}
+
+// Whether VK_NV_cooperative_matrix offers what shaders/matmul_coopmat.comp
+// uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
+// SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
+// tiled kernel).
+bool HasCoopmatShape(VkPhysicalDevice physical) {
+#if defined(__GLIBC__)
+  const char* env = secure_getenv("SWITCHYARD_VULKAN_COOPMAT");
+#else
+  const char* env = std::getenv("SWITCHYARD_VULKAN_COOPMAT");
+#endif
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  auto query = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      State().loader.vkGetInstanceProcAddr(
+          State().instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (query == nullptr) return false;
+  uint32_t count = 0;
+  query(physical, &count, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesNV> all(
+      count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  query(physical, &count, all.data());
+  for (const auto& p : all) {
+    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 &&
+        p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        p.DType == VK_COMPONENT_TYPE_FLOAT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV) {
+      return true;
+    }
   }
   return false;
 }
@@ -170,7 +203,8 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   caps.int64 = features.features.shaderInt64;
   caps.float64 = features.features.shaderFloat64;
   caps.nv_cooperative_matrix = has_coop && fcoop.cooperativeMatrix &&
-                               caps.float16;
+                               caps.float16 && caps.subgroup_size == 32 &&
+                               HasCoopmatShape(physical);
   // Enable exactly what Caps reports (plus the required three).
   VkPhysicalDeviceVulkan12Features e12{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};

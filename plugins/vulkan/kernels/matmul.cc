@@ -1,8 +1,9 @@
 // matmul (shaders/matmul.comp): NumPy rules — a 1-D a is a row, a 1-D b a
 // column, batch dims broadcast (stride 0 where an operand has none or a
 // 1). f32 and f16 (accumulating in float). A cooperative-matrix variant
-// (VK_KHR/NV_cooperative_matrix) would slot in here beside the tiled one;
-// docs/vulkan.md says why it is not there yet.
+// path (shaders/matmul_coopmat.comp, VK_NV_cooperative_matrix) serves f16
+// where the device has it and the shape fits (CoopmatFits); everything
+// else takes the tiled kernel. docs/vulkan.md, "Cooperative matrices".
 #include <algorithm>
 
 #include "kernels/elementwise.h"
@@ -25,6 +26,23 @@ static_assert(sizeof(MatmulLayout) == 176);
 struct MatmulPush {
   uint64_t out = 0, a = 0, b = 0, layout = 0;
 };
+
+// Whether shaders/matmul_coopmat.comp can take the problem: 128×128
+// output tiles, K in steps of 16, unit column strides, and every row start
+// 16-byte aligned (fragment loads and stores).
+bool CoopmatFits(const MatmulLayout& l, const sy_tensor_view_t& a,
+                 const sy_tensor_view_t& b, const sy_tensor_view_t& out) {
+  if (a.ndim < 2 || b.ndim < 2) return false;
+  if (l.m % 128 != 0 || l.n % 128 != 0 || l.k % 16 != 0) return false;
+  if (l.a_cs != 1 || l.b_cs != 1 || l.o_cs != 1) return false;
+  if (l.a_rs % 8 != 0 || l.b_rs % 8 != 0 || l.o_rs % 8 != 0) return false;
+  for (uint32_t d = 0; d < l.batch_ndim; ++d) {
+    for (int k = 0; k < 3; ++k) {
+      if (l.batch_stride[k][d] % 8 != 0) return false;
+    }
+  }
+  return Address(a) % 16 == 0 && Address(b) % 16 == 0 && Address(out) % 16 == 0;
+}
 
 sy_error_t* Matmul(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "matmul";
@@ -89,16 +107,21 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
     l.k = static_cast<uint32_t>(k);
     l.batch = static_cast<uint32_t>(batch);
     l.batch_ndim = static_cast<uint32_t>(batch_nd);
-    l.row_tiles = static_cast<uint32_t>((m + 63) / 64);
-    const uint64_t gx = static_cast<uint64_t>((n + 63) / 64);
-    const uint64_t gy = static_cast<uint64_t>(l.row_tiles) * batch;
     Context& ctx = stream->ctx();
+    const bool coopmat = a.dtype == SY_DTYPE_F16 &&
+                         ctx.caps.nv_cooperative_matrix && CoopmatFits(l, a, b, out);
+    const int64_t tile = coopmat ? 128 : 64;
+    l.row_tiles = static_cast<uint32_t>((m + tile - 1) / tile);
+    const uint64_t gx = static_cast<uint64_t>((n + tile - 1) / tile);
+    const uint64_t gy = static_cast<uint64_t>(l.row_tiles) * batch;
     if (gx > ctx.caps.max_group_count_x || gy > ctx.caps.max_group_count_y) {
       return OpError(op, "the output needs more workgroups than one dispatch "
                          "allows; split the batch");
     }
     const ShaderCode* shader = nullptr;
-    SY_PLUGIN_RETURN_IF_ERROR(Shader(op, StrCat("matmul_", ShaderDtype(a.dtype)), &shader));
+    SY_PLUGIN_RETURN_IF_ERROR(Shader(
+        op, coopmat ? std::string("matmul_coopmat_f16") : StrCat("matmul_", ShaderDtype(a.dtype)),
+        &shader));
     std::string why;
     VkPipeline pipeline = ctx.Pipeline(*shader, {}, &why);
     if (pipeline == VK_NULL_HANDLE) return DeviceError(op, why);
