@@ -1,6 +1,7 @@
-// Batched matmul, out[b] = a[b] · b[b], tiled in shared memory: a 64×64
-// output tile per 256-invocation workgroup, 4×4 outputs per invocation,
-// K in steps of 16. Operands are read through their strides (any layout;
+// Batched matmul, out[b] = a[b] · b[b], tiled in shared memory: a 128×128
+// output tile per 256-invocation workgroup, 8×8 outputs per invocation
+// (rows tr + 16i, columns tc + 16j, so neighbours read neighbouring
+// shared words), K in steps of 8. Operands are read through their strides (any layout;
 // the host folds broadcast batch dims into stride 0), accumulated in
 // float, stored as DTO. Workgroup (x, y) = (column tile, row tile);
 // z-less: batch index in gl_WorkGroupID.y / row_tiles.
@@ -25,8 +26,8 @@ layout(push_constant, std430) uniform Push {
   uint64_t layout_addr;
 } pc;
 
-shared float s_a[16][65];
-shared float s_b[16][65];
+shared float s_a[8][128];
+shared float s_b[8][128];
 
 void main() {
   MatmulLayout l = MatmulLayout(pc.layout_addr);
@@ -42,36 +43,36 @@ void main() {
     bb += idx * l.batch_stride[2][d];
   }
   uint tid = gl_LocalInvocationID.x;
-  uint tr = tid / 16u, tc = tid % 16u;  // 16×16 invocations, 4×4 each
-  uint row0 = tile_m * 64u, col0 = tile_n * 64u;
-  float acc[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
-  for (uint k0 = 0u; k0 < l.k; k0 += 16u) {
-    // Each invocation loads 4 elements of the 64×16 A tile and 4 of the
-    // 16×64 B tile.
+  uint tr = tid / 16u, tc = tid % 16u;
+  uint row0 = tile_m * 128u, col0 = tile_n * 128u;
+  float acc[8][8];
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0;
+  for (uint k0 = 0u; k0 < l.k; k0 += 8u) {
+    // 1024 elements of each tile, 4 per invocation. A is walked along K
+    // fastest when its columns are dense (a_cs == 1), B along N.
     for (uint e = tid; e < 1024u; e += 256u) {
-      uint r = e / 16u, kk = e % 16u;  // A: r in 0..63, kk in 0..15
+      uint r = e / 8u, kk = e % 8u;
       uint gr = row0 + r, gk = k0 + kk;
       s_a[kk][r] = (gr < l.m && gk < l.k) ? float(LD0(pc.a_addr, ab + gr * l.a_rs + gk * l.a_cs)) : 0.0;
-      uint kb = e / 64u, c = e % 64u;  // B: kb in 0..15, c in 0..63
+      uint kb = e / 128u, c = e % 128u;
       uint gkb = k0 + kb, gc = col0 + c;
       s_b[kb][c] = (gkb < l.k && gc < l.n) ? float(LD1(pc.b_addr, bb + gkb * l.b_rs + gc * l.b_cs)) : 0.0;
     }
     barrier();
-    for (uint kk = 0u; kk < 16u; ++kk) {
-      float av[4], bv[4];
-      for (int i = 0; i < 4; ++i) av[i] = s_a[kk][tr + 16u * uint(i)];
-      for (int j = 0; j < 4; ++j) bv[j] = s_b[kk][tc + 16u * uint(j)];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    for (uint kk = 0u; kk < 8u; ++kk) {
+      float av[8], bv[8];
+      for (int i = 0; i < 8; ++i) av[i] = s_a[kk][tr + 16u * uint(i)];
+      for (int j = 0; j < 8; ++j) bv[j] = s_b[kk][tc + 16u * uint(j)];
+      for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
     }
     barrier();
   }
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 8; ++i) {
     uint gr = row0 + tr + 16u * uint(i);
     if (gr >= l.m) continue;
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < 8; ++j) {
       uint gc = col0 + tc + 16u * uint(j);
       if (gc < l.n) STO(pc.out_addr, ob + gr * l.o_rs + gc * l.o_cs, CO(acc[i][j]));
     }
