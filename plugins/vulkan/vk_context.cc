@@ -410,8 +410,17 @@ Context::~Context() {
 VkPipeline Context::Pipeline(const ShaderCode& shader,
                              std::span<const uint32_t> spec,
                              std::string* error) {
+  if (spec.size() > kMaxSpec) {
+    *error = StrCat("a pipeline of ", shader.name, " with ", spec.size(),
+                    " specialization constants; this is a bug in the vulkan "
+                    "plugin (at most ", kMaxSpec, ")");
+    return VK_NULL_HANDLE;
+  }
+  PipelineKey key;
+  key.shader = &shader;
+  key.count = static_cast<uint32_t>(spec.size());
+  std::copy(spec.begin(), spec.end(), key.spec.begin());
   std::lock_guard<std::mutex> lock(pipelines_mu_);
-  auto key = std::make_pair(&shader, std::vector<uint32_t>(spec.begin(), spec.end()));
   auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second;
   VkShaderModule& module = modules_[&shader];
@@ -453,7 +462,7 @@ VkPipeline Context::Pipeline(const ShaderCode& shader,
                        *this, r);
     return VK_NULL_HANDLE;
   }
-  pipelines_.emplace(std::move(key), pipeline);
+  pipelines_.emplace(key, pipeline);
   return pipeline;
 }
 

@@ -16,12 +16,14 @@
 #ifndef SWITCHYARD_PLUGINS_VULKAN_VK_CONTEXT_H_
 #define SWITCHYARD_PLUGINS_VULKAN_VK_CONTEXT_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_set>
 #include <vector>
 
@@ -88,7 +90,8 @@ class Context {
   std::mutex queue_mu;
 
   // The compute pipeline of `shader` with specialization constants
-  // `spec` (constant_id i = spec[i]), created on first use. On failure
+  // `spec` (constant_id i = spec[i], at most kMaxSpec), created on first
+  // use. On failure
   // returns VK_NULL_HANDLE and sets *error. Thread-safe.
   VkPipeline Pipeline(const ShaderCode& shader, std::span<const uint32_t> spec,
                       std::string* error);
@@ -100,10 +103,21 @@ class Context {
   void Drain();
 
  private:
+  // A pipeline's key: the shader and up to kMaxSpec specialization
+  // constants, compared without allocating (this lookup is on every
+  // dispatch).
+  static constexpr size_t kMaxSpec = 4;
+  struct PipelineKey {
+    const ShaderCode* shader = nullptr;
+    uint32_t count = 0;
+    std::array<uint32_t, kMaxSpec> spec{};
+    bool operator<(const PipelineKey& o) const {
+      return std::tie(shader, count, spec) < std::tie(o.shader, o.count, o.spec);
+    }
+  };
   std::mutex pipelines_mu_;
   std::map<const ShaderCode*, VkShaderModule> modules_;
-  std::map<std::pair<const ShaderCode*, std::vector<uint32_t>>, VkPipeline>
-      pipelines_;
+  std::map<PipelineKey, VkPipeline> pipelines_;
   std::mutex streams_mu_;
   std::unordered_set<Stream*> streams_;
 };

@@ -1,6 +1,7 @@
 #include "vk_stream.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "switchyard/plugin.hpp"
@@ -210,8 +211,13 @@ VkDeviceAddress Stream::UploadParams(const void* data, size_t size,
                     " bytes; this is a bug in the vulkan plugin");
     return 0;
   }
-  // vkCmdUpdateBuffer takes a multiple of 4 bytes.
-  std::vector<std::byte> copy(padded);
+  // vkCmdUpdateBuffer takes a multiple of 4 bytes; the tables are small.
+  std::array<std::byte, 1024> copy{};
+  if (padded > copy.size()) {
+    *error = StrCat("an op's parameter table of ", size, " bytes exceeds ",
+                    copy.size(), "; this is a bug in the vulkan plugin");
+    return 0;
+  }
   std::memcpy(copy.data(), data, size);
   ctx_->fn.vkCmdUpdateBuffer(current_, params_range_.buffer,
                              params_range_.offset + params_used_, padded,
