@@ -132,6 +132,13 @@ Stream::~Stream() {
     std::lock_guard<std::mutex> lock(mu_);
     Synchronize(&ignored);
   }
+  if (const sy_host_api_t* host = plugin::Host();
+      host != nullptr && host->log != nullptr) {
+    host->log(nullptr, SY_LOG_DEBUG,
+              StrCat("vulkan plugin: a stream of ", ctx_->label, " recorded ",
+                     commands_total_, " command(s) in ", batches_,
+                     " batch(es)").c_str());
+  }
   const DeviceFns& fn = ctx_->fn;
   if (current_ != VK_NULL_HANDLE) {
     fn.vkEndCommandBuffer(current_);
@@ -200,7 +207,7 @@ VkCommandBuffer Stream::Begin(std::string* error) {
 
 VkDeviceAddress Stream::UploadParams(const void* data, size_t size,
                                      std::string* error) {
-  if (!op_open_) {
+  if (!op_open_ || current_ == VK_NULL_HANDLE) {
     if (Begin(error) == VK_NULL_HANDLE) return 0;
     op_open_ = true;
     params_used_ = 0;
@@ -232,7 +239,10 @@ bool Stream::Dispatch(VkPipeline pipeline, std::span<const std::byte> push,
                       uint32_t groups_x, uint32_t groups_y,
                       std::string* error) {
   VkCommandBuffer cb = current_;
-  if (!op_open_) {
+  // A batch flushed since UploadParams (another thread's copy cannot, the
+  // caller holds the lock, but a failed op may leave op_open_ set) starts
+  // anew; its leading barrier orders the uploads too.
+  if (!op_open_ || cb == VK_NULL_HANDLE) {
     cb = Begin(error);
     if (cb == VK_NULL_HANDLE) return false;
   }
@@ -254,6 +264,7 @@ bool Stream::Dispatch(VkPipeline pipeline, std::span<const std::byte> push,
 }
 
 bool Stream::EndCommand(std::string* error) {
+  ++commands_total_;
   if (++commands_ >= kMaxBatchCommands) return Flush(error);
   return true;
 }

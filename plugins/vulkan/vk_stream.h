@@ -66,7 +66,9 @@ class Stream {
 
   // Creates a stream on `ctx`; null with *error on failure.
   static std::unique_ptr<Stream> Create(Context* ctx, std::string* error);
-  ~Stream();  // waits for the stream's work
+  // Waits for the stream's work; logs (debug) how many commands went in
+  // how many batches.
+  ~Stream();
 
   Context& ctx() const { return *ctx_; }
   std::unique_lock<std::mutex> Lock() { return std::unique_lock(mu_); }
@@ -106,6 +108,7 @@ class Stream {
   const std::shared_ptr<Timeline>& timeline() const { return timeline_; }
   uint64_t last_submitted() const { return submitted_; }
   uint64_t batches_submitted() const { return batches_; }
+  uint64_t commands_recorded() const { return commands_total_; }
 
  private:
   explicit Stream(Context* ctx) : ctx_(ctx) {}
@@ -116,6 +119,7 @@ class Stream {
   std::shared_ptr<Timeline> timeline_;
   uint64_t submitted_ = 0;
   uint64_t batches_ = 0;
+  uint64_t commands_total_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   std::deque<std::pair<VkCommandBuffer, uint64_t>> in_flight_;
   std::vector<VkCommandBuffer> idle_;

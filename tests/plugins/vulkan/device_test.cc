@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dispatcher/error.h"
+#include "dispatcher/log.h"
 #include "vulkan_test_env.h"
 
 namespace sy::vulkan_test {
@@ -201,6 +202,38 @@ TEST_F(VulkanDeviceTest, LongOpChainsRunInOrderAcrossBatches) {
   std::vector<float> got(1000);
   ASSERT_TRUE(rt.ToHost(x, got.data(), got.size() * 4).ok());
   EXPECT_EQ(std::count(got.begin(), got.end(), 1.0f), 1000);
+}
+
+// The same, counted: 300 recorded copies and one synchronize reach the
+// queue in a few batches (at most one per Stream::kMaxBatchCommands = 128
+// commands, plus the sync's), not one submit per command. The stream says
+// so (debug log) when it is destroyed.
+TEST_F(VulkanDeviceTest, SubmitsInBatchesNotPerCommand) {
+  sy_stream_t s = nullptr;
+  ASSERT_TRUE(Ok(api_->stream_create(self_, 0, &s)));
+  const std::vector<unsigned char> src = RandomBytes(64, 3);
+  void* d = Alloc(64 * 300);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_TRUE(Ok(api_->memcpy_async(self_, s, static_cast<char*>(d) + 64 * i,
+                                      src.data(), 64, SY_COPY_HOST_TO_DEVICE)));
+  }
+  ASSERT_TRUE(Ok(api_->stream_synchronize(self_, s)));
+  std::vector<std::string> lines;
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kDebug);
+  SetLogSink([&](LogLevel, absl::string_view m) { lines.emplace_back(m); });
+  EXPECT_TRUE(Ok(api_->stream_destroy(self_, s)));
+  SetLogSink(nullptr);
+  SetLogLevel(level);
+  bool found = false;
+  for (const std::string& line : lines) {
+    if (line.find("recorded 300 command(s) in 3 batch(es)") != std::string::npos) {
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << "expected 300 commands in 3 batches; log: "
+                     << (lines.empty() ? "(nothing)" : lines.back());
+  EXPECT_TRUE(Ok(api_->deallocate(self_, 0, d)));
 }
 
 TEST_F(VulkanDeviceTest, RefusesBadHandles) {
