@@ -51,10 +51,8 @@ void main() {
     m = block_reduce(m, true);
     float s = 0.0;
     double md = f32_to_f64(m);
-    bool finite_max = !(m != m) && abs(m) != 1.0 / 0.0;
     for (uint r = tid; r < n; r += 256u) {
-      double v = f32_to_f64(load_x(l, xb, r));
-      s += float(exp_d(finite_max ? v - md : v - md));
+      s += float(exp_d(f32_to_f64(load_x(l, xb, r)) - md));
     }
     s = block_reduce(s, false);
     double ls = log_d(double(s));

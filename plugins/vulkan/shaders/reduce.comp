@@ -53,9 +53,10 @@ void main() {
   AT acc = AT(0);
   uint acc_i = 0xffffffffu;
   for (uint r = tid; r < l.row_size; r += 256u) {
-    AT v = AT(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1)));
 #if SY_IS_FLOAT
-    v = f32_to_f64(float(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1))));
+    AT v = f32_to_f64(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1)));
+#else
+    AT v = AT(LD0(pc.in_addr[0], in_base + row_offset(l, r, 1)));
 #endif
     if (!extreme) {
       acc += v;

@@ -58,7 +58,10 @@ for step in "$@"; do
       run $BIN/vulkan_plugin_test 2>&1 | tee "$OUT/vulkan_plugin_test.log" | tail -25
       run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
         SY_TEST_EXPECT="/nonexistent/libvulkan.so.1 could not be opened" \
-        $BIN/vulkan_absent_test 2>&1 | tee "$OUT/vulkan_absent.log" | tail -5 ;;
+        $BIN/vulkan_absent_test 2>&1 | tee "$OUT/vulkan_absent.log" | tail -5
+      run env VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
+        SY_TEST_EXPECT="check VK_DRIVER_FILES" \
+        $BIN/vulkan_absent_test 2>&1 | tee -a "$OUT/vulkan_absent.log" | tail -5 ;;
     harness)
       run $BIN/vulkan_op_harness_test --gtest_brief=1 2>&1 \
         | tee "$OUT/vulkan_harness.log" | grep -v "^\[  SKIPPED \]" | tail -60
