@@ -113,6 +113,12 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   VkPhysicalDeviceVulkan11Properties props11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
   props11.pNext = &driver_props;
+  // NVIDIA's SM count, where the driver tells it (compute_units).
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  if (HasExtension(ifn, physical, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
+    driver_props.pNext = &sm;
+  }
   VkPhysicalDeviceProperties2 props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   VkPhysicalDeviceProperties base{};
@@ -280,9 +286,12 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
   const uint32_t heap = mem.memoryTypes[local].heapIndex;
   ctx->total_memory = mem.memoryHeaps[heap].size;
+  // Compute units: SMs where the driver says (NVIDIA), CPU threads for a
+  // CPU device, else 1 (core Vulkan does not tell).
   ctx->compute_units =
-      ctx->is_cpu ? static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()))
-                  : 1;
+      sm.shaderSMCount > 0 ? static_cast<int32_t>(sm.shaderSMCount)
+      : ctx->is_cpu ? static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()))
+                    : 1;
   const VkDeviceSize max_alloc =
       std::min<VkDeviceSize>(props11.maxMemoryAllocationSize,
                              mem.memoryHeaps[heap].size);
