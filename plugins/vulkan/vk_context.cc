@@ -29,7 +29,7 @@ struct Process {
 };
 
 Process& State() {
-  static Process* process = new Process;  // torn down by ShutdownVulkan
+  static Process* process = new Process;  // its probe: AcquireVulkan/ReleaseVulkan
   return *process;
 }
 
@@ -494,18 +494,45 @@ void Context::Drain() {
   }
 }
 
-const Probe& ProbeVulkan() {
-  static const Probe& probe = (State().probe = RunProbe(), State().probe);
-  return probe;
+// Note [Probe lifetime]: the host calls sy_plugin_init once per opening of
+// the library and `unload` when the last runtime lets that opening go, but
+// a new runtime may open the library again (init runs again, on the same
+// mapped image and its statics) while the old opening's `unload` is still
+// running on another thread. So the probe is counted: AcquireVulkan (init)
+// probes when nothing is probed, ReleaseVulkan (unload) tears down only
+// when it drops the last count, both under one mutex.
+namespace {
+std::mutex& LifeMutex() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
+}
+int g_users = 0;
+bool g_probed = false;
+}  // namespace
+
+const Probe& AcquireVulkan() {
+  std::lock_guard<std::mutex> lock(LifeMutex());
+  ++g_users;
+  if (!g_probed) {
+    State().probe = RunProbe();
+    g_probed = true;
+  }
+  return State().probe;
 }
 
-void ShutdownVulkan() {
+const Probe& ProbeVulkan() { return State().probe; }
+
+void ReleaseVulkan() {
+  std::lock_guard<std::mutex> lock(LifeMutex());
+  if (--g_users > 0) return;
+  g_users = 0;
   Process& p = State();
-  p.probe.devices.clear();
+  p.probe = Probe{};
   if (p.instance != VK_NULL_HANDLE && p.ifn.vkDestroyInstance != nullptr) {
     p.ifn.vkDestroyInstance(p.instance, nullptr);
-    p.instance = VK_NULL_HANDLE;
   }
+  p.instance = VK_NULL_HANDLE;
+  g_probed = false;
 }
 
 }  // namespace sy::vulkan

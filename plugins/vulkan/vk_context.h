@@ -1,7 +1,7 @@
 // One Vulkan device as the plugin uses it, and the process-wide probe that
 // finds them.
 //
-// ProbeVulkan (once per process) opens the loader (vk_loader.h), creates an
+// AcquireVulkan (from sy_plugin_init) opens the loader (vk_loader.h), creates an
 // instance and keeps every physical device with a compute queue that
 // speaks Vulkan 1.2 with bufferDeviceAddress and timelineSemaphore — the
 // two features the plugin's design rests on (Note [Vulkan memory handles],
@@ -129,11 +129,15 @@ struct Probe {
   std::vector<std::string> skipped;  // devices left out, and why
 };
 
-// Runs once per process (the first call); later calls return the same.
+// Probes (instance, devices) unless a probe is alive, and counts a user:
+// sy_plugin_init calls it. Thread-safe. Note [Probe lifetime].
+const Probe& AcquireVulkan();
+// The live probe; valid between AcquireVulkan and the matching
+// ReleaseVulkan (so during every call the host makes into the plugin).
 const Probe& ProbeVulkan();
-
-// Destroys every device and the instance (plugin unload).
-void ShutdownVulkan();
+// Drops a user; the last one destroys every device and the instance
+// (plugin unload). Thread-safe.
+void ReleaseVulkan();
 
 // A message "<what> on <label> failed (<VkResult>)".
 std::string VkFailure(std::string_view what, const Context& ctx, VkResult r);

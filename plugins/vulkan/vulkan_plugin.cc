@@ -1,8 +1,8 @@
 // The vulkan plugin's entry point.
 //
-// sy_plugin_init checks the host and probes Vulkan once per process
-// (vk_context.h: the loader is dlopened, so a machine without it still
-// loads the plugin). `load` (once per runtime) registers the `vulkan`
+// sy_plugin_init checks the host and probes Vulkan (vk_context.h: the
+// loader is dlopened, so a machine without it still loads the plugin);
+// `unload` releases the probe, the last release destroying the devices. `load` (once per runtime) registers the `vulkan`
 // device type — always, so that `switchyard info` lists it — and, when
 // there is at least one device, the kernels, family by family in the order
 // below, each for the dtypes every device can hold. Without a device it
@@ -96,10 +96,12 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   });
 }
 
+// The host table is not forgotten here: it is the same static table for
+// every opening of the library, and a new opening's sy_plugin_init may
+// already have set it again (Note [Probe lifetime], vk_context.cc).
 void Unload() {
   DestroyLeftovers();
-  ShutdownVulkan();
-  plugin::SetHost(nullptr);
+  ReleaseVulkan();
 }
 
 constexpr sy_plugin_api_t kPluginApi = {
@@ -118,7 +120,7 @@ sy_error_t* Init(const sy_host_api_t* host,
   SY_PLUGIN_RETURN_IF_ERROR(
       plugin::CheckHost(host, out_plugin, "vulkan plugin", kAbiMinorUsed));
   plugin::SetHost(host);
-  ProbeVulkan();  // once per process, before any runtime loads the plugin
+  AcquireVulkan();  // probes unless a probe is alive; unload releases it
   *out_plugin = &kPluginApi;
   return nullptr;
 }
