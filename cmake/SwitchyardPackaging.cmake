@@ -21,4 +21,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS /usr/local/cuda/lib64 /usr/local
 # The package must build plugins too: the SDK's CMake package needs a
 # compiler and CMake, which are the user's to choose, so only suggested.
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake (>= 3.25), g++ | clang, python3-numpy")
+# The vulkan plugin dlopens the Vulkan loader (so dpkg-shlibdeps cannot see
+# it) and finds no device without a driver: recommend both, lavapipe being
+# the driver every machine can have (docs/vulkan.md).
+if(SWITCHYARD_HAVE_VULKAN_PLUGIN)
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libvulkan1, mesa-vulkan-drivers")
+endif()
 include(CPack)

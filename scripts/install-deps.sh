@@ -9,6 +9,8 @@ packages=(
   libssl-dev libcli11-dev libdlpack-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev             # the onednn plugin (skipped cleanly when absent)
+  libvulkan-dev glslc     # the vulkan plugin: headers and the shader compiler
+  libvulkan1 mesa-vulkan-drivers  # its loader and lavapipe, the CPU device CI tests on
   libtorch-dev            # only for side-by-side benchmarks (tools/bench)
   rustc cargo             # the Rust crate (api/rust), built offline
   clang libclang-rt-14-dev  # libFuzzer targets

@@ -18,7 +18,11 @@ def test_load_report_and_devices(ctx):
     assert cpu and cpu[0].outcome == "loaded" and cpu[0].num_kernels > 0
     assert "loaded" in cpu[0].description
     devices = ctx.devices()
-    assert [d.label for d in devices] == ["cpu:0"]
+    # The default plugin set: cpu first; optional plugins add devices where
+    # their hardware is (vulkan:0 on lavapipe, which CI installs).
+    labels = [d.label for d in devices]
+    assert labels[0] == "cpu:0"
+    assert all(label.split(":")[0] in ("cpu", "cuda", "vulkan") for label in labels)
     device = devices[0]
     assert device == ctx.device("cpu") == ctx.device("cpu:0")
     assert device.type == "cpu" and device.plugin == "cpu" and device.compute_units > 0
@@ -65,7 +69,9 @@ def test_a_device_of_a_plugin_without_devices_says_why(ctx):
 def test_errors_map_to_classes_with_the_c_message(ctx):
     with pytest.raises(sy.NotFoundError) as info:
         ctx.device("nosuch:7")
-    assert str(info.value) == "sy_device_find: no device 'nosuch:7'; devices present: cpu:0"
+    present = ", ".join(d.label for d in ctx.devices())
+    assert present.startswith("cpu:0")
+    assert str(info.value) == f"sy_device_find: no device 'nosuch:7'; devices present: {present}"
     assert isinstance(info.value, LookupError) and isinstance(info.value, sy.Error)
     with pytest.raises(sy.NotFoundError, match="no op named 'frobnicate'"):
         _find_op(ctx, "frobnicate")

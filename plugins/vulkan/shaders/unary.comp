@@ -1,0 +1,50 @@
+// Unary elementwise ops: neg abs relu square on every numeric dtype (in the
+// dtype's compute type), and the floating ops exp … gelu in double
+// (math.glsl), for float inputs and for integer inputs with an f32 result.
+// OP (specialization constant 0) picks the op; kernels/unary.cc has the
+// table. DT0 is the input dtype, DTO the output's.
+#version 450
+#include "common.glsl"
+#include "select.glsl"
+#if SY_FLOAT_OPS
+#include "math.glsl"
+#endif
+
+layout(constant_id = 0) const int OP = 0;
+
+#include "elementwise_push.glsl"
+
+void apply(uint o, uint a, uint b, uint c) {
+  C0 x = LD0(pc.in_addr[0], a);
+#if SY_FLOAT_OPS
+  double d = f32_to_f64(float(x));
+  double r;
+  switch (OP) {
+    case 4: r = exp_d(d); break;
+    case 5: r = log_d(d); break;
+    case 6: r = sqrt(d); break;
+    case 7: r = 1.0LF / sqrt(d); break;
+    case 8: r = sincos_d(d, false); break;
+    case 9: r = sincos_d(d, true); break;
+    case 10: r = tanh_d(d); break;
+    case 11: r = sigmoid_d(d); break;
+    case 12: r = d * sigmoid_d(d); break;
+    case 13: r = erf_d(d); break;
+    case 14: r = 1.0LF / d; break;
+    case 15: r = gelu_d(d); break;
+    default: r = gelu_tanh_d(d); break;
+  }
+  STO(pc.out_addr, o, CO(float(r)));
+#else
+  C0 r;
+  switch (OP) {
+    case 0: r = -x; break;                                    // neg
+    case 1: r = x < C0(0) ? -x : x; break;                    // abs
+    case 2: r = (x > C0(0) || x != x) ? x : C0(0); break;     // relu
+    default: r = x * x; break;                                // square
+  }
+  STO(pc.out_addr, o, CO(r));
+#endif
+}
+
+#include "elementwise.glsl"

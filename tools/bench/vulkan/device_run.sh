@@ -1,0 +1,82 @@
+#!/bin/bash
+# Runs the vulkan plugin's tests, the conformance kit and its benchmark on
+# the GPU machine (the H100), beside bench_cuda, from build outputs made
+# elsewhere (docs/vulkan.md#running-on-a-gpu). Modelled on
+# tools/bench/cuda/device_run.sh. Logs go to $OUT (default ./device_out).
+#
+# Here, once, before the device run (downloads the Vulkan loader as a .deb
+# into .gl/, which git ignores; the GPU machine has NVIDIA's Vulkan driver
+# but no loader):
+#   tools/bench/vulkan/device_run.sh prepare
+# There (carry .gl, build/release and .devcarry):
+#   tools/bench/vulkan/device_run.sh tests harness conformance bench
+#
+# Needs build/release/bin/{vulkan_plugin_test,vulkan_absent_test,
+# vulkan_op_harness_test,switchyard-conformance,bench_vulkan} (and
+# bench_cuda for the cuda rows), build/release/lib/libswitchyard.so.0.1.0,
+# the plugin folder build/release/lib/switchyard/plugins, and the host
+# libraries the binaries link (Abseil, Boost.Filesystem, OpenSSL, Google
+# Benchmark) in .devcarry/syslibs.
+set -u
+ROOT=$PWD
+OUT=${OUT:-$ROOT/device_out}
+
+if [ "${1:-}" = prepare ]; then
+  # The device tool's README: the loader travels as a .deb, unpacked there.
+  exclude=$(git rev-parse --git-path info/exclude)
+  grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >> "$exclude"
+  mkdir -p .gl /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1)
+  ls -l .gl
+  exit 0
+fi
+
+mkdir -p "$OUT"
+# The loader: unpacked from the carried .deb when the machine has none.
+if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+# NVIDIA's driver manifest, where the device machines keep it.
+ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$ICD" ]; then export VK_DRIVER_FILES=$ICD; fi
+# The binaries name their plugin folder by the absolute build path.
+if [ "$ROOT" != /work/main ] && [ ! -e /work/main ]; then
+  mkdir -p /work && ln -s "$ROOT" /work/main
+fi
+(cd build/release/lib && ln -sf libswitchyard.so.0.1.0 libswitchyard.so.0)
+CUBLAS=$(dirname "$(find /usr/local/cuda* /usr/lib /opt -name 'libcublasLt.so.13*' 2>/dev/null | head -1)")
+LIBS="$ROOT/.devcarry/syslibs:$ROOT/build/release/lib:$CUBLAS"
+run() { env LD_LIBRARY_PATH="$LIBS" "$@"; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+echo "loader: $(ldconfig -p | grep 'libvulkan.so.1 ' | head -1); VK_DRIVER_FILES=${VK_DRIVER_FILES:-unset}"
+BIN=build/release/bin
+for step in "$@"; do
+  case $step in
+    tests)
+      run $BIN/vulkan_plugin_test 2>&1 | tee "$OUT/vulkan_plugin_test.log" | tail -25
+      run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
+        SY_TEST_EXPECT="/nonexistent/libvulkan.so.1 could not be opened" \
+        $BIN/vulkan_absent_test 2>&1 | tee "$OUT/vulkan_absent.log" | tail -5
+      run env VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
+        SY_TEST_EXPECT="check VK_DRIVER_FILES" \
+        $BIN/vulkan_absent_test 2>&1 | tee -a "$OUT/vulkan_absent.log" | tail -5 ;;
+    harness)
+      run $BIN/vulkan_op_harness_test --gtest_brief=1 2>&1 \
+        | tee "$OUT/vulkan_harness.log" | grep -v "^\[  SKIPPED \]" | tail -60
+      grep -c "SKIPPED \]" "$OUT/vulkan_harness.log" ;;
+    conformance)
+      run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
+        2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40 ;;
+    bench)
+      # Vulkan and cuda in one run, on the same GPU: bench_vulkan's rows on
+      # vulkan:0 and on cuda:0 (the same binary, SY_BENCH_DEVICE), and
+      # bench_cuda's own table.
+      run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
+      if [ -x $BIN/bench_cuda ]; then
+        run env SY_BENCH_DEVICE=cuda:0 $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan_rows_on_cuda.txt"
+        run $BIN/bench_cuda 2>&1 | tee "$OUT/bench_cuda.txt"
+      fi ;;
+  esac
+done
