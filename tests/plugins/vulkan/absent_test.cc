@@ -29,7 +29,7 @@ TEST(VulkanAbsent, LoadsWithZeroDevicesAndSaysWhy) {
     if (r.name == "vulkan") record = &r;
   }
   ASSERT_NE(record, nullptr);
-  EXPECT_EQ(record->outcome, LoadOutcome::kLoaded) << DescribeLoadRecord(*record);
+  EXPECT_EQ(record->outcome, LoadOutcome::kLoadedNoDevices) << DescribeLoadRecord(*record);
   EXPECT_EQ(record->num_kernels, 0);
   ASSERT_FALSE(record->notes.empty());
   EXPECT_THAT(record->notes[0], StartsWith("no Vulkan device: "));

@@ -11,11 +11,12 @@
 #include <random>
 #include <vector>
 
-#include "dispatcher/error.h"
-#include "dispatcher/log.h"
+#include "dispatcher/base/error.h"
+#include "dispatcher/base/log.h"
 #include "vulkan_test_env.h"
 
 namespace sy::vulkan_test {
+using namespace ::sy::core;  // NOLINT: the suite drives the core directly
 namespace {
 
 using ::testing::HasSubstr;

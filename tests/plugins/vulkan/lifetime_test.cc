@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
-namespace sy {
+namespace sy::core {
 namespace {
 
 std::string Manifest(const char* name) {
@@ -57,4 +57,4 @@ TEST(VulkanLifetime, RuntimesComeAndGoOnManyThreads) {
 }
 
 }  // namespace
-}  // namespace sy
+}  // namespace sy::core

@@ -4,9 +4,10 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "dispatcher/log.h"
+#include "dispatcher/base/log.h"
 
 namespace sy::vulkan_test {
+using namespace ::sy::core;  // NOLINT: the suite drives the core directly
 
 std::string CpuManifest() {
   return std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json";

@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime.h"
+#include "dispatcher/runtime/runtime.h"
 
 namespace sy::vulkan_test {
+using namespace ::sy::core;  // NOLINT: the suite drives the core directly
 
 std::string CpuManifest();
 std::string VulkanManifest();

@@ -1,5 +1,5 @@
 // bench_vulkan: what the vulkan plugin's ops cost, through the whole
-// dispatcher (sy::Runtime::CallOut into preallocated outputs), with the
+// dispatcher (sy::core::Runtime::CallOut into preallocated outputs), with the
 // default plugin set of the build (every manifest in its plugin folder).
 // Each iteration is `inner` back-to-back calls timed with the device's own
 // events (manual time), so batched submission is part of what is measured.
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/error.h"
-#include "dispatcher/runtime.h"
+#include "dispatcher/base/error.h"
+#include "dispatcher/runtime/runtime.h"
 #include "switchyard/plugin.hpp"
 
 namespace {
@@ -51,21 +51,21 @@ int64_t EnvInt(const char* name, int64_t fallback) {
 class Env {
  public:
   Env() {
-    sy::RuntimeOptions options;
+    sy::core::RuntimeOptions options;
     options.loader.use_environment = false;
     options.loader.use_default_path = false;
     options.loader.search_paths = {SWITCHYARD_PLUGIN_DIR};  // the default set
-    rt_ = Value(sy::Runtime::Create(options), "runtime");
+    rt_ = Value(sy::core::Runtime::Create(options), "runtime");
     const char* device = std::getenv("SY_BENCH_DEVICE");
     dev_ = Value(rt_->GetDevice(device != nullptr ? device : "vulkan:0"), "device");
     api_ = &dev_->type().api();
-    Check(sy::TakeError(api_->event_create(api_->device_data, dev_->index(), &start_), "event"), "event");
-    Check(sy::TakeError(api_->event_create(api_->device_data, dev_->index(), &end_), "event"), "event");
+    Check(sy::core::TakeError(api_->event_create(api_->device_data, dev_->index(), &start_), "event"), "event");
+    Check(sy::core::TakeError(api_->event_create(api_->device_data, dev_->index(), &end_), "event"), "event");
   }
-  sy::Runtime& rt() { return *rt_; }
-  sy::Device& dev() { return *dev_; }
+  sy::core::Runtime& rt() { return *rt_; }
+  sy::core::Device& dev() { return *dev_; }
 
-  sy::Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
+  sy::core::Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
                     float lo = -2, float hi = 2) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
@@ -80,28 +80,28 @@ class Env {
     for (auto& x : v) x = sy::plugin::Half(dist(gen));
     return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 2), "upload");
   }
-  sy::Tensor Empty(sy_dtype_t dtype, std::vector<int64_t> shape) {
+  sy::core::Tensor Empty(sy_dtype_t dtype, std::vector<int64_t> shape) {
     return Value(rt_->Empty(*dev_, dtype, shape), "empty");
   }
 
   // Device milliseconds of `inner` calls of fn.
   double DeviceMs(const std::function<void()>& fn, int inner) {
-    Check(sy::TakeError(api_->event_record(api_->device_data, start_, dev_->stream()), "rec"), "rec");
+    Check(sy::core::TakeError(api_->event_record(api_->device_data, start_, dev_->stream()), "rec"), "rec");
     for (int i = 0; i < inner; ++i) fn();
-    Check(sy::TakeError(api_->event_record(api_->device_data, end_, dev_->stream()), "rec"), "rec");
-    Check(sy::TakeError(api_->event_synchronize(api_->device_data, end_), "sync"), "sync");
+    Check(sy::core::TakeError(api_->event_record(api_->device_data, end_, dev_->stream()), "rec"), "rec");
+    Check(sy::core::TakeError(api_->event_synchronize(api_->device_data, end_), "sync"), "sync");
     float ms = 0;
-    Check(sy::TakeError(api_->event_elapsed_ms(api_->device_data, start_, end_, &ms), "elapsed"), "elapsed");
+    Check(sy::core::TakeError(api_->event_elapsed_ms(api_->device_data, start_, end_, &ms), "elapsed"), "elapsed");
     return ms;
   }
   void CopyD2D(void* dst, const void* src, size_t bytes) {
-    Check(sy::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
+    Check(sy::core::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
                                            bytes, SY_COPY_DEVICE_TO_DEVICE), "copy"), "copy");
   }
 
  private:
-  std::unique_ptr<sy::Runtime> rt_;
-  sy::Device* dev_ = nullptr;
+  std::unique_ptr<sy::core::Runtime> rt_;
+  sy::core::Device* dev_ = nullptr;
   const sy_device_api_t* api_ = nullptr;
   sy_event_t start_ = nullptr, end_ = nullptr;
 };
@@ -122,8 +122,8 @@ void DeviceTimed(benchmark::State& state, const std::function<void()>& fn, int i
 
 void BM_Copy(benchmark::State& state) {
   const int64_t n = EnvInt("SY_BENCH_N", 8192);
-  sy::Tensor a = E().Random(SY_DTYPE_F32, {n, n}, 3);
-  sy::Tensor c = E().Empty(SY_DTYPE_F32, {n, n});
+  sy::core::Tensor a = E().Random(SY_DTYPE_F32, {n, n}, 3);
+  sy::core::Tensor c = E().Empty(SY_DTYPE_F32, {n, n});
   const size_t bytes = static_cast<size_t>(n * n) * 4;
   DeviceTimed(state, [&] { E().CopyD2D(c.data(), a.data(), bytes); }, 10);
   state.SetBytesProcessed(2 * bytes * state.iterations());
@@ -134,17 +134,17 @@ void BM_Copy(benchmark::State& state) {
 // Memory-bound ops: `passes` tensor-sized reads + writes.
 void BM_Op(benchmark::State& state, const char* op_name, double passes) {
   const int64_t n = EnvInt("SY_BENCH_N", 8192);
-  sy::Runtime& rt = E().rt();
-  sy::Tensor x = E().Random(SY_DTYPE_F32, {n, n}, 4);
-  sy::Tensor y = E().Random(SY_DTYPE_F32, {n, n}, 5);
-  sy::Tensor w = E().Random(SY_DTYPE_F32, {n}, 6, 0.5f, 1.5f);
-  sy::Tensor out = E().Empty(SY_DTYPE_F32, {n, n});
+  sy::core::Runtime& rt = E().rt();
+  sy::core::Tensor x = E().Random(SY_DTYPE_F32, {n, n}, 4);
+  sy::core::Tensor y = E().Random(SY_DTYPE_F32, {n, n}, 5);
+  sy::core::Tensor w = E().Random(SY_DTYPE_F32, {n}, 6, 0.5f, 1.5f);
+  sy::core::Tensor out = E().Empty(SY_DTYPE_F32, {n, n});
   const std::string name = op_name;
-  std::vector<sy::Tensor> in = {x};
+  std::vector<sy::core::Tensor> in = {x};
   if (name == "add") in.push_back(y);
   if (name == "rms_norm") in.push_back(w);
-  const sy::OpHandle op = Value(rt.FindOp(op_name), op_name);
-  const sy::Tensor outs[1] = {out};
+  const sy::core::OpHandle op = Value(rt.FindOp(op_name), op_name);
+  const sy::core::Tensor outs[1] = {out};
   DeviceTimed(state, [&] { Check(rt.CallOut(op, in, {}, outs), op_name); }, 10);
   const double bytes = passes * static_cast<double>(n * n) * 4;
   state.counters["GB/s"] =
@@ -156,13 +156,13 @@ void BM_Op(benchmark::State& state, const char* op_name, double passes) {
 
 void BM_Matmul(benchmark::State& state, sy_dtype_t dtype) {
   const int64_t n = EnvInt("SY_BENCH_MM", 4096);
-  sy::Runtime& rt = E().rt();
-  sy::Tensor a = E().Random(dtype, {n, n}, 8);
-  sy::Tensor b = E().Random(dtype, {n, n}, 9);
-  sy::Tensor out = E().Empty(dtype, {n, n});
-  const sy::Tensor outs[1] = {out};
-  const std::vector<sy::Tensor> in = {a, b};
-  const sy::OpHandle mm = Value(rt.FindOp("matmul"), "matmul");
+  sy::core::Runtime& rt = E().rt();
+  sy::core::Tensor a = E().Random(dtype, {n, n}, 8);
+  sy::core::Tensor b = E().Random(dtype, {n, n}, 9);
+  sy::core::Tensor out = E().Empty(dtype, {n, n});
+  const sy::core::Tensor outs[1] = {out};
+  const std::vector<sy::core::Tensor> in = {a, b};
+  const sy::core::OpHandle mm = Value(rt.FindOp("matmul"), "matmul");
   DeviceTimed(state, [&] { Check(rt.CallOut(mm, in, {}, outs), "matmul"); }, 3);
   state.counters["TFLOP/s"] = benchmark::Counter(
       2.0 * n * n * n * state.iterations() / 1e12, benchmark::Counter::kIsRate);
@@ -171,13 +171,13 @@ void BM_Matmul(benchmark::State& state, sy_dtype_t dtype) {
 // A tiny add's cost per call: 2000 calls queued, then one sync, by the host
 // clock (what a caller waits for; batching amortizes the submits).
 void BM_SmallOpDispatch(benchmark::State& state) {
-  sy::Runtime& rt = E().rt();
-  sy::Tensor x = E().Random(SY_DTYPE_F32, {16}, 1);
-  sy::Tensor y = E().Random(SY_DTYPE_F32, {16}, 2);
-  sy::Tensor out = E().Empty(SY_DTYPE_F32, {16});
-  const sy::OpHandle add = Value(rt.FindOp("add"), "add");
-  const sy::Tensor outs[1] = {out};
-  const std::vector<sy::Tensor> in = {x, y};
+  sy::core::Runtime& rt = E().rt();
+  sy::core::Tensor x = E().Random(SY_DTYPE_F32, {16}, 1);
+  sy::core::Tensor y = E().Random(SY_DTYPE_F32, {16}, 2);
+  sy::core::Tensor out = E().Empty(SY_DTYPE_F32, {16});
+  const sy::core::OpHandle add = Value(rt.FindOp("add"), "add");
+  const sy::core::Tensor outs[1] = {out};
+  const std::vector<sy::core::Tensor> in = {x, y};
   constexpr int kCalls = 2000;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -190,13 +190,13 @@ void BM_SmallOpDispatch(benchmark::State& state) {
 
 // The same calls, by device events: the device-side cost of a small op.
 void BM_SmallOpDevice(benchmark::State& state) {
-  sy::Runtime& rt = E().rt();
-  sy::Tensor x = E().Random(SY_DTYPE_F32, {16}, 1);
-  sy::Tensor y = E().Random(SY_DTYPE_F32, {16}, 2);
-  sy::Tensor out = E().Empty(SY_DTYPE_F32, {16});
-  const sy::OpHandle add = Value(rt.FindOp("add"), "add");
-  const sy::Tensor outs[1] = {out};
-  const std::vector<sy::Tensor> in = {x, y};
+  sy::core::Runtime& rt = E().rt();
+  sy::core::Tensor x = E().Random(SY_DTYPE_F32, {16}, 1);
+  sy::core::Tensor y = E().Random(SY_DTYPE_F32, {16}, 2);
+  sy::core::Tensor out = E().Empty(SY_DTYPE_F32, {16});
+  const sy::core::OpHandle add = Value(rt.FindOp("add"), "add");
+  const sy::core::Tensor outs[1] = {out};
+  const std::vector<sy::core::Tensor> in = {x, y};
   DeviceTimed(state, [&] { Check(rt.CallOut(add, in, {}, outs), "add"); }, 1000);
 }
 
@@ -204,12 +204,12 @@ void BM_SmallOpDevice(benchmark::State& state) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  const sy::DeviceProperties& p = E().dev().properties();
+  const sy::core::DeviceProperties& p = E().dev().properties();
   std::printf("device: %s (%s)\n", p.name.c_str(), p.driver_version.c_str());
   {  // The copy bandwidth that frac_of_copy divides by.
     const int64_t n = EnvInt("SY_BENCH_N", 8192);
-    sy::Tensor a = E().Random(SY_DTYPE_F32, {n, n}, 3);
-    sy::Tensor c = E().Empty(SY_DTYPE_F32, {n, n});
+    sy::core::Tensor a = E().Random(SY_DTYPE_F32, {n, n}, 3);
+    sy::core::Tensor c = E().Empty(SY_DTYPE_F32, {n, n});
     const size_t bytes = static_cast<size_t>(n * n) * 4;
     auto copy = [&] { E().CopyD2D(c.data(), a.data(), bytes); };
     copy();
