@@ -1,12 +1,11 @@
-#include "kernels/kernel_util.h"
+#include "switchyard/gpu/kernel_util.h"
 
 #include <array>
 #include <atomic>
 
-#include "cuda_util.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 
 using ::sy::plugin::DtypeName;
 using ::sy::plugin::MakeError;
@@ -15,7 +14,18 @@ using ::sy::plugin::StrCat;
 
 sy_error_t* OpError(std::string_view op, std::string_view what) {
   return MakeError(SY_STATUS_INVALID_ARGUMENT,
-                   StrCat("cuda plugin: ", op, ": ", what));
+                   StrCat(ThisTarget().plugin, " plugin: ", op, ": ", what));
+}
+
+std::string Where(std::string_view op) {
+  return StrCat(ThisTarget().plugin, " plugin: ", op);
+}
+
+sy_error_t* UseDevice(int device, std::string_view where) {
+  int current = -1;
+  if (GetDevice(&current) == kSuccess && current == device) return nullptr;
+  return RuntimeError(SetDevice(device), where,
+                      StrCat("cannot make device ", device, " current"));
 }
 
 sy_error_t* BeginCall(const sy_kernel_call_t* call, std::string_view op,
@@ -45,13 +55,13 @@ sy_error_t* BeginCall(const sy_kernel_call_t* call, std::string_view op,
       count(call->num_attrs, call->attrs, num_attrs, "attributes"));
   // The host always passes a stream it created from this plugin's table;
   // the kernel path skips the registry lookup that the device slots make.
+  // Plugins make their handles from gpu::Stream addresses (target.h).
   auto* stream = reinterpret_cast<Stream*>(call->stream);
   if (stream == nullptr) {
-    return OpError(op, "the call has no stream; pass a stream of the outputs' "
-                       "cuda device");
+    return OpError(op, StrCat("the call has no stream; pass a stream of the "
+                              "outputs' ", ThisTarget().device_type, " device"));
   }
-  SY_PLUGIN_RETURN_IF_ERROR(
-      UseDevice(stream->device, StrCat("cuda plugin: ", op)));
+  SY_PLUGIN_RETURN_IF_ERROR(UseDevice(stream->device, Where(op)));
   *out_stream = stream;
   return nullptr;
 }
@@ -83,13 +93,14 @@ sy_error_t* CheckView(const sy_tensor_view_t& view, std::string_view op,
                               DtypeName(dtype), "; cast the tensor to ",
                               DtypeName(dtype)));
   }
-  if (view.device.device_type != kDlpackCuda ||
+  const Target& target = ThisTarget();
+  if (view.device.device_type != target.dlpack_device_type ||
       view.device.device_id != stream.device) {
     return OpError(
         op, StrCat(arg, " is on DLPack device (", view.device.device_type, ", ",
-                   view.device.device_id, "), not cuda:", stream.device,
-                   " where the call runs; copy it to cuda:", stream.device,
-                   " first"));
+                   view.device.device_id, "), not ", target.device_type, ":",
+                   stream.device, " where the call runs; copy it to ",
+                   target.device_type, ":", stream.device, " first"));
   }
   if (view.data == nullptr && !empty) {
     return OpError(op, StrCat(arg, " has NULL data but is not empty; pass "
@@ -199,7 +210,7 @@ sy_error_t* WrapDim(int64_t dim, int rank, std::string_view op,
 }
 
 sy_error_t* CheckLaunched(std::string_view op) {
-  return CheckLaunch(StrCat("cuda plugin: ", op));
+  return RuntimeError(GetLastError(), Where(op), "launching the kernel failed");
 }
 
 int SmCount(int device) {
@@ -207,9 +218,8 @@ int SmCount(int device) {
   if (device < 0 || device >= 64) return 132;
   int sms = cache[device].load(std::memory_order_relaxed);
   if (sms == 0) {
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) !=
-        cudaSuccess) {
-      (void)cudaGetLastError();
+    if (MultiProcessorCount(device, &sms) != kSuccess) {
+      (void)GetLastError();
       sms = 80;
     }
     cache[device].store(sms, std::memory_order_relaxed);
@@ -217,4 +227,4 @@ int SmCount(int device) {
   return sms;
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -1,6 +1,18 @@
-#include "kernels/kernel_list.h"
+#include "switchyard/gpu/kernel_list.h"
 
-namespace sy::cuda {
+#include <array>
+
+#include "switchyard/gpu/target.h"
+
+namespace sy::gpu {
+
+std::span<const std::span<const plugin::KernelSpec>> AllSharedKernels() {
+  static const std::array<std::span<const plugin::KernelSpec>, 8> families = {
+      CreationKernels(),     UnaryKernels(),   BinaryKernels(),
+      BinaryScalarKernels(), CompareKernels(), ReductionKernels(),
+      NormKernels(),         LayoutKernels()};
+  return families;
+}
 
 std::string KernelName(std::string_view op,
                        std::span<const sy_dtype_t> dtypes) {
@@ -18,9 +30,9 @@ void KernelList::Add(std::string_view op, std::span<const sy_dtype_t> dtypes,
   specs_.push_back({.op = op,
                     .name = name,
                     .dtypes = dtypes,
-                    .priority = kCudaPriority,
+                    .priority = ThisTarget().priority,
                     .fn = fn,
                     .kernel_data = kernel_data});
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu
