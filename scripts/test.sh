@@ -5,9 +5,10 @@
 #
 #   release  every target and every test; then the install, the backend
 #            tutorial against it and the .deb (scripts/test-install.sh)
-#   asan     every target (but the cuda plugin: nvcc's device code is not
-#            instrumented, and CI has no GPU) and every test under
-#            AddressSanitizer + UBSan (+ LeakSanitizer)
+#   asan     every target (but the cuda and rocm plugins: nvcc's and
+#            hipcc's device code is not instrumented, hipcc's clang
+#            runtimes do not mix with GCC's, and CI has no GPU) and every
+#            test under AddressSanitizer + UBSan (+ LeakSanitizer)
 #   tsan     the suites labelled "threads" under ThreadSanitizer: the
 #            dispatcher's (registration concurrent with calls), the stress
 #            test (8 threads calling while plugins load), the C API's
