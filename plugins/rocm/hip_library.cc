@@ -59,11 +59,6 @@
     (ms, start, stop))                                                       \
   X(hipPointerGetAttributes,                                                 \
     (hipPointerAttribute_t * attributes, const void* ptr), (attributes, ptr)) \
-  X(hipDeviceGetDefaultMemPool, (hipMemPool_t * pool, int device),           \
-    (pool, device))                                                          \
-  X(hipMemPoolSetAttribute,                                                  \
-    (hipMemPool_t pool, hipMemPoolAttr attribute, void* value),              \
-    (pool, attribute, value))                                                \
   X(hipLaunchKernel,                                                         \
     (const void* function, dim3 grid, dim3 block, void** args,               \
      size_t shared_bytes, hipStream_t stream),                               \

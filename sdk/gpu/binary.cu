@@ -1,6 +1,8 @@
 // Binary arithmetic kernels with two tensors (.Tensor): add sub mul div pow
 // maximum minimum, inputs of one dtype, already broadcast by the core.
 // Semantics in binary_ops.cuh.
+#include <string>
+
 #include "switchyard/gpu/binary_ops.cuh"
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
@@ -15,7 +17,8 @@ using ::sy::plugin::StrCat;
 template <class Op, sy_dtype_t D>
 sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kTensor;
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(

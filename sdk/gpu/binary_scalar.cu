@@ -4,6 +4,7 @@
 // gives f32 (docs/ops.md). Integer div/pow with an integer Scalar have no
 // kernel here (UNIMPLEMENTED, so the caller sees a missing kernel).
 #include <limits>
+#include <string>
 
 #include "switchyard/gpu/binary_ops.cuh"
 #include "switchyard/gpu/dtypes.h"
@@ -21,7 +22,8 @@ using ::sy::plugin::StrCat;
 template <class Op, sy_dtype_t D>
 sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kScalar;
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(

@@ -3,6 +3,8 @@
 // A Scalar is compared exactly: rounded to a floating tensor's dtype first
 // (as NumPy and PyTorch do); integer and bool tensors compare in int64
 // against an integer Scalar and in double against a float one.
+#include <string>
+
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
 #include "switchyard/gpu/kernel_list.h"
@@ -52,7 +54,8 @@ struct Select {
 template <class Op, sy_dtype_t D>
 sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kTensor;
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -83,7 +86,8 @@ Compute<S> RoundScalar(double v) {
 template <class Op, sy_dtype_t D>
 sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kScalar;
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -110,7 +114,8 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* WhereKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "where";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 3, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op,

@@ -5,6 +5,7 @@
 // is 0, anything to bool is != 0, integer to integer wraps.
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
@@ -70,7 +71,8 @@ sy_error_t* FillValue(const ScalarValue& s, Storage<D>& out) {
 template <sy_dtype_t D>
 sy_error_t* FillKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "fill.Scalar";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kSelf, D, *stream));
@@ -89,7 +91,8 @@ sy_error_t* FillKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* CopyKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "copy";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kSelf, D, *stream));
@@ -104,7 +107,8 @@ sy_error_t* CopyKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t From>
 sy_error_t* CastKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "cast";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(

@@ -6,6 +6,8 @@
 // returns, so a bad index is an INVALID_ARGUMENT error, never an
 // out-of-bounds read. That read-back synchronizes the stream: embedding
 // costs one round trip to the host per call (docs/gpu-kernels.md).
+#include <string>
+
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
 #include "switchyard/gpu/kernel_list.h"
@@ -30,7 +32,8 @@ struct Identity {
 template <sy_dtype_t D>
 sy_error_t* ConcatKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "concat";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, -1, 1, 1, &stream));
     const sy_tensor_view_t& out = call->outputs[0];
@@ -101,7 +104,8 @@ __global__ void EmbeddingKernel(RowLayout l, const S* __restrict__ weight,
 template <sy_dtype_t D, sy_dtype_t ID>
 sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "embedding";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     const sy_tensor_view_t& w = call->inputs[0];
@@ -124,7 +128,6 @@ sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
       strides[1][i] = i < idx.ndim ? idx.strides[i] : 0;
     }
     const RowLayout l = MakeRowLayout(out.shape, out.ndim, inner, 2, strides);
-    const std::string where = Where(op);
     int* bad = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(
         RuntimeError(MallocAsync(reinterpret_cast<void**>(&bad), sizeof(int),

@@ -15,6 +15,7 @@
 // f16/bf16 round once on the way out.
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "switchyard/gpu/block_reduce.cuh"
 #include "switchyard/gpu/dtypes.h"
@@ -241,7 +242,8 @@ template <Kind K, sy_dtype_t D>
 sy_error_t* SoftmaxKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op =
       K == Kind::kSoftmax ? "softmax" : "log_softmax";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     const sy_tensor_view_t& x = call->inputs[0];
@@ -285,7 +287,8 @@ template <Kind K, sy_dtype_t D>
 sy_error_t* NormKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op =
       K == Kind::kLayerNorm ? "layer_norm" : "rms_norm";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     constexpr int kAttrs = K == Kind::kLayerNorm ? 2 : 1;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, -1, 1, kAttrs, &stream));

@@ -11,6 +11,7 @@
 // occurrence of the maximum.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
@@ -217,7 +218,8 @@ constexpr std::string_view KindName(Kind k) {
 template <Kind K, sy_dtype_t D>
 sy_error_t* ReduceKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = KindName(K);
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 2, &stream));
     const sy_tensor_view_t& x = call->inputs[0];
@@ -257,7 +259,8 @@ sy_error_t* ReduceKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* ArgmaxKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "argmax";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 2, &stream));
     const sy_tensor_view_t& x = call->inputs[0];

@@ -2,6 +2,7 @@
 // exp log sqrt rsqrt sin cos tanh sigmoid silu erf reciprocal gelu
 // (floating). f16/bf16 compute in float with the runtime's IEEE-accurate
 // math (no fast-math: expf, erff … are within 1–4 ulp) and round once.
+#include <string>
 #include <string_view>
 
 #include "switchyard/gpu/dtypes.h"
@@ -105,7 +106,8 @@ constexpr std::string_view kX = "input 'x'";
 template <class Op, sy_dtype_t D>
 sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kOp;
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
@@ -120,7 +122,8 @@ sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "gelu";
-  return plugin::Guard(Where(op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));

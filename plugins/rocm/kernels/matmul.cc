@@ -2,6 +2,7 @@
 // into a GemmProblem (switchyard/gpu/gemm_problem.h), RunGemm runs it
 // (gemm.h, Note [ROCm GEMM]). Each kernel registers the GEMM's variants
 // ("tiled", "mfma") for the autotuner.
+#include <span>
 #include <string>
 
 #include "kernels/gemm.h"
@@ -20,7 +21,8 @@ using ::sy::gpu::GemmProblem;
 
 template <sy_dtype_t D>
 sy_error_t* MatmulKernel(const sy_kernel_call_t* call) {
-  return plugin::Guard(gpu::Where("matmul"), [&]() -> sy_error_t* {
+  static const std::string where = gpu::Where("matmul");
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     gpu::Stream* stream = nullptr;
     GemmProblem p;
     SY_PLUGIN_RETURN_IF_ERROR(gpu::BeginMatmul(call, D, &stream, &p));
@@ -30,7 +32,8 @@ sy_error_t* MatmulKernel(const sy_kernel_call_t* call) {
 
 template <sy_dtype_t D>
 sy_error_t* LinearKernel(const sy_kernel_call_t* call) {
-  return plugin::Guard(gpu::Where("linear"), [&]() -> sy_error_t* {
+  static const std::string where = gpu::Where("linear");
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     gpu::Stream* stream = nullptr;
     GemmProblem p;
     SY_PLUGIN_RETURN_IF_ERROR(gpu::BeginLinear(

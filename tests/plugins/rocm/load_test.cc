@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "rocm_test_env.h"
@@ -76,6 +79,34 @@ TEST(RocmLoad, TheCpuDeviceStillWorks) {
   std::vector<float> got(6);
   ASSERT_TRUE(rt.ToHost(out[0], got.data(), 24).ok());
   for (int i = 0; i < 6; ++i) EXPECT_EQ(got[i], a[i] + b[i]);
+}
+
+// Beside every plugin the build made (cpu, and onednn and cuda where they
+// were built), as `switchyard info` loads them: each loads, and the cpu
+// plugin still runs an op.
+TEST(RocmLoad, EveryOtherPluginStillLoadsBesideIt) {
+  RuntimeOptions options;
+  options.loader.use_environment = false;
+  options.loader.use_default_path = false;
+  options.loader.search_paths = {SWITCHYARD_PLUGIN_DIR};
+  absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(options);
+  ASSERT_TRUE(runtime.ok()) << runtime.status();
+  std::vector<std::string> loaded;
+  for (const LoadRecord& r : (*runtime)->LoadRecords()) {
+    EXPECT_EQ(r.outcome, LoadOutcome::kLoaded) << DescribeLoadRecord(r);
+    loaded.push_back(r.name);
+  }
+  EXPECT_THAT(loaded, ::testing::IsSupersetOf({"cpu", "rocm"}));
+  Runtime& rt = **runtime;
+  Device* cpu = rt.GetDevice("cpu").value();
+  const std::vector<float> a = RandomFloats(4, 9);
+  Tensor t = rt.FromHost(*cpu, SY_DTYPE_F32, {4}, a.data(), 16).value();
+  std::vector<Tensor> out = rt.Call(rt.FindOp("exp").value(), {t}).value();
+  std::vector<float> got(4);
+  ASSERT_TRUE(rt.ToHost(out[0], got.data(), 16).ok());
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(got[i], std::exp(a[i]), 1e-6 * std::exp(a[i]));
+  }
 }
 
 TEST(RocmLoad, WithAGpuRegistersDevicesAndKernels) {

@@ -23,7 +23,9 @@ namespace sy::gpu {
 // INVALID_ARGUMENT "<plugin> plugin: <op>: <what>".
 sy_error_t* OpError(std::string_view op, std::string_view what);
 
-// "<plugin> plugin: <op>", the `where` of Guard and RuntimeError.
+// "<plugin> plugin: <op>", the `where` of Guard and RuntimeError. Constant
+// for a plugin, so kernels compute it once, into a function-local static,
+// rather than on every call.
 std::string Where(std::string_view op);
 
 // Makes `device` current on the calling thread (every entry point that
