@@ -8,11 +8,16 @@
 #   <libdir>/cmake/Switchyard/               (find_package(Switchyard CONFIG))
 #   <libdir>/pkgconfig/switchyard.pc
 #   share/switchyard/template/               (sdk/template: a plugin to copy)
+#   share/switchyard/gpu/                    (sdk/gpu: the shared CUDA/HIP
+#                                             kernel sources a GPU plugin
+#                                             compiles; docs/gpu-kernels.md)
 #   share/doc/switchyard/                    (the docs)
 #
 # Everything is found relative to libswitchyard.so (plugins) or the
 # executables' $ORIGIN (the library), so a prefix can be moved whole.
 include(CMakePackageConfigHelpers)
+
+set(SWITCHYARD_INSTALL_GPUDIR ${CMAKE_INSTALL_DATADIR}/switchyard/gpu)
 
 install(TARGETS switchyard
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} NAMELINK_COMPONENT Development)
@@ -26,7 +31,7 @@ configure_package_config_file(
   ${PROJECT_BINARY_DIR}/package/SwitchyardConfig.cmake
   INSTALL_DESTINATION ${package_dir}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR
-            SWITCHYARD_INSTALL_PLUGINDIR)
+            SWITCHYARD_INSTALL_PLUGINDIR SWITCHYARD_INSTALL_GPUDIR)
 # SameMajorVersion: a 1.x SDK builds plugins any 1.y host loads.
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/package/SwitchyardConfigVersion.cmake
@@ -45,6 +50,8 @@ install(FILES ${PROJECT_BINARY_DIR}/package/switchyard.pc
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/template/
   DESTINATION ${CMAKE_INSTALL_DATADIR}/switchyard/template)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/gpu/
+  DESTINATION ${SWITCHYARD_INSTALL_GPUDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/
   DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

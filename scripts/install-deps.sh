@@ -16,6 +16,13 @@ packages=(
   clang libclang-rt-14-dev  # libFuzzer targets
   python3 python3-numpy python3-pytest
 )
+# The rocm plugin's compiler and HIP headers (ROCm 5.2; its runtime is
+# dlopened, never linked). Debian ships ROCm for amd64 only; elsewhere the
+# plugin skips itself. About 66 MB of packages, ~1.5 min of CI build
+# (docs/rocm.md#building). SWITCHYARD_ROCM_DEPS=0 leaves them out.
+if [[ $(dpkg --print-architecture) == amd64 && ${SWITCHYARD_ROCM_DEPS:-1} != 0 ]]; then
+  packages+=(hipcc libamdhip64-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

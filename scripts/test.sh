@@ -5,11 +5,12 @@
 #
 #   release  every target and every test; then the install, the backend
 #            tutorial against it and the .deb (scripts/test-install.sh)
-#   asan     every target (but the cuda plugin: nvcc's device code is not
-#            instrumented, and CI has no GPU; and the vulkan plugin, whose
-#            kernels run in the driver's JIT code, which is not
-#            instrumented either, and whose lavapipe suites would add
-#            another 1.5 min) and every test under
+#   asan     every target (but the cuda and rocm plugins: nvcc's and
+#            hipcc's device code is not instrumented, hipcc's clang
+#            runtimes do not mix with GCC's, and CI has no GPU; and the
+#            vulkan plugin, whose kernels run in the driver's JIT code,
+#            which is not instrumented either, and whose lavapipe suites
+#            would add another 1.5 min) and every test under
 #            AddressSanitizer + UBSan (+ LeakSanitizer)
 #   tsan     the suites labelled "threads" under ThreadSanitizer: the
 #            dispatcher's (registration concurrent with calls), the stress

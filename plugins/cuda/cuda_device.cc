@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "cuda_util.h"
+#include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cuda {
 namespace {
 
+using ::sy::gpu::UseDevice;
 using ::sy::plugin::Guard;
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
@@ -68,7 +70,7 @@ sy_error_t* CheckOut(const void* out, std::string_view fn,
 }
 // Callers hold State().mu.
 sy_error_t* CheckStream(sy_stream_t handle, std::string_view fn) {
-  return State().streams.Check(handle, fn);
+  return State().streams.Check(FromHandle(handle), fn);
 }
 sy_error_t* CheckEvent(sy_event_t handle, std::string_view fn,
                        std::string_view name) {
@@ -79,7 +81,7 @@ Stream* LockedStream(sy_stream_t handle, std::string_view fn,
                      sy_error_t** error) {
   std::lock_guard<std::mutex> lock(State().mu);
   *error = CheckStream(handle, fn);
-  return *error == nullptr ? reinterpret_cast<Stream*>(handle) : nullptr;
+  return *error == nullptr ? FromHandle(handle) : nullptr;
 }
 
 // ---- The slots ------------------------------------------------------------
@@ -223,7 +225,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
       DestroyStream(stream);
       throw;
     }
-    *out_stream = reinterpret_cast<sy_stream_t>(stream);
+    *out_stream = ToHandle(stream);
     return nullptr;
   });
 }
@@ -231,7 +233,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
 sy_error_t* StreamDestroy(void* self, sy_stream_t handle) {
   return Guard("cuda device: stream_destroy", [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckSelf(self, "stream_destroy"));
-    auto* stream = reinterpret_cast<Stream*>(handle);
+    auto* stream = FromHandle(handle);
     {
       std::lock_guard<std::mutex> lock(State().mu);
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(handle, "stream_destroy"));
@@ -267,7 +269,7 @@ sy_error_t* StreamWaitEvent(void* self, sy_stream_t handle, sy_event_t event) {
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(handle, "stream_wait_event"));
       SY_PLUGIN_RETURN_IF_ERROR(
           CheckEvent(event, "stream_wait_event", "event"));
-      stream = reinterpret_cast<Stream*>(handle);
+      stream = FromHandle(handle);
       impl = reinterpret_cast<Event*>(event);
     }
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -423,7 +425,7 @@ sy_error_t* EventRecord(void* self, sy_event_t handle, sy_stream_t stream_handle
       SY_PLUGIN_RETURN_IF_ERROR(CheckEvent(handle, "event_record", "event"));
       SY_PLUGIN_RETURN_IF_ERROR(CheckStream(stream_handle, "event_record"));
       event = reinterpret_cast<Event*>(handle);
-      stream = reinterpret_cast<Stream*>(stream_handle);
+      stream = FromHandle(stream_handle);
     }
     if (event->device != stream->device) {
       return Error(SY_STATUS_INVALID_ARGUMENT, "event_record",
@@ -545,7 +547,7 @@ const CudaProbe& ProbeCuda() {
 
 Stream* FindStream(sy_stream_t handle) {
   std::lock_guard<std::mutex> lock(State().mu);
-  auto* stream = reinterpret_cast<Stream*>(handle);
+  auto* stream = FromHandle(handle);
   return State().streams.Contains(stream) ? stream : nullptr;
 }
 

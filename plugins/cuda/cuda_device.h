@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "switchyard/gpu/target.h"
 #include "switchyard/plugin.h"
 
 namespace sy::cuda {
@@ -32,13 +33,12 @@ inline constexpr int32_t kDlpackCuda = 2;
 // Alignment cudaMalloc guarantees; the largest the device type accepts.
 inline constexpr size_t kCudaAlignment = 256;
 
-// What a sy_stream_t of this plugin points at. Kernels read `stream` and
-// `device` (kernels/kernel_util.h, StreamOf).
-struct Stream {
+// A stream of this plugin. The shared kernels read its gpu::Stream part
+// (`device`, `stream`; switchyard/gpu/target.h): a sy_stream_t handle is
+// the address of that part (ToHandle, FromHandle).
+struct Stream : gpu::Stream {
   static constexpr size_t kStagingSlots = 4;
   static constexpr size_t kStagingBytes = size_t{1} << 20;  // per slot
-  int32_t device = 0;
-  cudaStream_t stream = nullptr;
   // Pinned host buffers for short pageable H2D copies; each slot's event
   // says when its last copy has left it. Guarded by the stream's user: the
   // host issues one stream's calls in order (plugin.h).
@@ -63,6 +63,14 @@ const sy_device_api_t& CudaDeviceApi();
 
 // The live stream behind a handle, or NULL when it is not one of ours.
 Stream* FindStream(sy_stream_t handle);
+
+// A stream's handle, and back (no check: FindStream checks).
+inline sy_stream_t ToHandle(Stream* stream) {
+  return reinterpret_cast<sy_stream_t>(static_cast<gpu::Stream*>(stream));
+}
+inline Stream* FromHandle(sy_stream_t handle) {
+  return static_cast<Stream*>(reinterpret_cast<gpu::Stream*>(handle));
+}
 
 }  // namespace sy::cuda
 

@@ -3,8 +3,9 @@
 // sy_plugin_init checks the host and probes CUDA once per process
 // (cudaGetDeviceCount; cuda_device.h). `load` (once per runtime) registers
 // the `cuda` device type — always, so that `switchyard info` lists it — and,
-// when there is at least one GPU, the kernels, family by family in the
-// order of kernels/kernel_list.h, then the plugin's own fused ops. Without
+// when there is at least one GPU, the kernels: the SDK's shared GPU kernel
+// families (switchyard/gpu/kernel_list.h, compiled from sdk/gpu into this
+// plugin), then the plugin's own GEMMs and fused ops. Without
 // a GPU it registers no kernels and logs why ("no CUDA device: …"), and the
 // rest of the process is unaffected. conv2d needs cuDNN 9, which is
 // dlopened, not linked (kernels/cudnn_library.h): without it conv2d alone
@@ -18,6 +19,7 @@
 #include "kernels/conv2d.h"
 #include "kernels/cudnn_library.h"
 #include "kernels/kernel_list.h"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
 
@@ -30,10 +32,7 @@ using ::sy::plugin::StrCat;
 
 sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
                                sy_host_context_t* context) {
-  for (std::span<const KernelSpec> family :
-       {CreationKernels(), UnaryKernels(), BinaryKernels(),
-        BinaryScalarKernels(), CompareKernels(), ReductionKernels(),
-        NormKernels(), LayoutKernels()}) {
+  for (std::span<const KernelSpec> family : gpu::AllSharedKernels()) {
     SY_PLUGIN_RETURN_IF_ERROR(
         plugin::RegisterKernels(host, context, "cuda", family));
   }

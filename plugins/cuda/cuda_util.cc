@@ -47,17 +47,4 @@ sy_error_t* CudaError(cudaError_t status, std::string_view where,
                                 cudaGetErrorString(status), "); ", advice));
 }
 
-sy_error_t* UseDevice(int device, std::string_view where) {
-  int current = -1;
-  if (cudaGetDevice(&current) == cudaSuccess && current == device) {
-    return nullptr;
-  }
-  return CudaError(cudaSetDevice(device), where,
-                   StrCat("cannot make device ", device, " current"));
-}
-
-sy_error_t* CheckLaunch(std::string_view where) {
-  return CudaError(cudaGetLastError(), where, "launching the kernel failed");
-}
-
 }  // namespace sy::cuda

@@ -1,5 +1,7 @@
-// Turning CUDA runtime and cuBLASLt results into plugin errors, and the
-// per-thread "current device" switch every entry point makes first.
+// Turning CUDA runtime results into plugin errors (the shared GPU kernels
+// reach CudaError through gpu::RuntimeError, gpu_target.cc). Making a
+// device current and checking launches are the SDK's
+// (switchyard/gpu/kernel_util.h: UseDevice, CheckLaunched).
 //
 // Every message has the form "cuda plugin: <where>: <what> (<CUDA's name
 // and text>); <what to do>", so a user sees which op or device slot failed
@@ -25,14 +27,6 @@ sy_error_t* InvalidArgument(std::string_view where, std::string_view what);
 // last-error state for non-sticky errors (cudaGetLastError).
 sy_error_t* CudaError(cudaError_t status, std::string_view where,
                       std::string_view what);
-
-// cudaSetDevice(device) for the calling thread, which every slot that
-// touches memory or launches work needs first (a thread's current device is
-// whatever it last set, maybe by another runtime).
-sy_error_t* UseDevice(int device, std::string_view where);
-
-// Checks the launch just made on this thread (cudaGetLastError).
-sy_error_t* CheckLaunch(std::string_view where);
 
 }  // namespace sy::cuda
 

@@ -39,6 +39,27 @@ foreach(line IN LISTS _sy_abi_lines)
   endif()
 endforeach()
 
+# The SDK's shared GPU kernels (sdk/gpu; docs/gpu-kernels.md): sources a
+# CUDA or HIP plugin compiles into itself, beside its own device table and
+# GEMMs. Headers: switchyard/gpu/ (Switchyard::sdk).
+#   SWITCHYARD_GPU_HOST_SOURCES    host C++ (.cc): compile as CXX with the
+#                                  runtime's headers (and, for HIP,
+#                                  __HIP_PLATFORM_AMD__ defined)
+#   SWITCHYARD_GPU_KERNEL_SOURCES  kernel families (.cu): compile as CUDA, or
+#                                  with hipcc as HIP (-x hip)
+# The plugin defines what switchyard/gpu/target.h declares.
+if(NOT SWITCHYARD_GPU_SOURCE_DIR)
+  get_filename_component(SWITCHYARD_GPU_SOURCE_DIR
+                         ${CMAKE_CURRENT_LIST_DIR}/../gpu ABSOLUTE)
+endif()
+set(_sy_gpu_host kernel_list.cc kernel_util.cc row_layout.cc gemm_problem.cc)
+set(_sy_gpu_kernels creation.cu unary.cu binary.cu binary_scalar.cu
+    compare.cu reduction.cu norm.cu layout.cu)
+list(TRANSFORM _sy_gpu_host PREPEND ${SWITCHYARD_GPU_SOURCE_DIR}/)
+list(TRANSFORM _sy_gpu_kernels PREPEND ${SWITCHYARD_GPU_SOURCE_DIR}/)
+set(SWITCHYARD_GPU_HOST_SOURCES ${_sy_gpu_host} CACHE INTERNAL "")
+set(SWITCHYARD_GPU_KERNEL_SOURCES ${_sy_gpu_kernels} CACHE INTERNAL "")
+
 function(switchyard_add_plugin NAME)
   cmake_parse_arguments(ARG "PIN_SHA256;INSTALL" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
                         "SOURCES;DEVICE_TYPES;LIBRARIES" ${ARGN})

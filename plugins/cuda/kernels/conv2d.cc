@@ -15,12 +15,22 @@
 #include "cuda_util.h"
 #include "kernels/cudnn_library.h"
 #include "kernels/kernel_list.h"
-#include "kernels/kernel_util.h"
 #include "kernels/strided_copy4d.h"
+#include "switchyard/gpu/kernel_list.h"
+#include "switchyard/gpu/kernel_util.h"
 
 namespace sy::cuda {
 namespace {
 
+using ::sy::gpu::BeginCall;
+using ::sy::gpu::CheckLaunched;
+using ::sy::gpu::CheckView;
+using ::sy::gpu::DtypeList;
+using ::sy::gpu::KernelList;
+using ::sy::gpu::OpError;
+using ::sy::gpu::ReadInt;
+using ::sy::gpu::ReadInts;
+using ::sy::gpu::Stream;
 using ::sy::plugin::DataPtr;
 using ::sy::plugin::MakeError;
 using ::sy::plugin::Shape;

@@ -140,7 +140,7 @@ CudnnHandleLease::~CudnnHandleLease() {
 }
 
 sy_error_t* CudnnHandleLease::Acquire(const CudnnLibrary& lib,
-                                      const Stream& stream,
+                                      const gpu::Stream& stream,
                                       std::string_view op) {
   device_ = stream.device;
   {

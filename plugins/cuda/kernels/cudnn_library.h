@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "cuda_device.h"
+#include "switchyard/gpu/target.h"
 #include "switchyard/plugin.h"
 
 namespace sy::cuda {
@@ -84,7 +84,7 @@ class CudnnHandleLease {
   CudnnHandleLease(const CudnnHandleLease&) = delete;
   CudnnHandleLease& operator=(const CudnnHandleLease&) = delete;
 
-  sy_error_t* Acquire(const CudnnLibrary& lib, const Stream& stream,
+  sy_error_t* Acquire(const CudnnLibrary& lib, const gpu::Stream& stream,
                       std::string_view op);
   cudnnHandle_t get() const { return handle_; }
 

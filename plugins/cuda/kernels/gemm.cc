@@ -11,12 +11,16 @@
 #include <vector>
 
 #include "cuda_util.h"
-#include "kernels/kernel_util.h"
+#include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cuda {
 namespace {
 
+using ::sy::gpu::GemmEpilogue;
+using ::sy::gpu::GemmMatrix;
+using ::sy::gpu::GemmProblem;
+using ::sy::gpu::OpError;
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
@@ -255,7 +259,7 @@ struct Temporaries {
 
 }  // namespace
 
-sy_error_t* RunGemm(const Stream& stream, const GemmProblem& problem,
+sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
                     int variant, std::string_view op) {
   GemmProblem p = problem;
   const int64_t m = p.a.rows, k = p.a.cols, n = p.b.cols;

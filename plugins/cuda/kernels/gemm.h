@@ -1,5 +1,6 @@
 // GEMMs through cuBLASLt: the engine under matmul, linear and the plugin's
-// fused cuda::linear_gelu.
+// fused cuda::linear_gelu. The problem (gpu::GemmProblem) comes from the
+// SDK's shared reading of the views (switchyard/gpu/gemm_problem.h).
 //
 // Note [GEMM mapping]: Switchyard tensors are row-major views with any
 // strides; cuBLASLt is column-major. A row-major C[M,N] = A[M,K]·B[K,N] is
@@ -26,7 +27,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "cuda_device.h"
+#include "switchyard/gpu/gemm_problem.h"
+#include "switchyard/gpu/target.h"
 #include "switchyard/plugin.h"
 
 namespace sy::cuda {
@@ -34,32 +36,10 @@ namespace sy::cuda {
 // Number of heuristic variants each GEMM kernel registers.
 inline constexpr int kGemmVariants = 4;
 
-// A logical row-major matrix view: element (r, c) of batch index b lives at
-// data + (batch offset) + r*rs + c*cs elements.
-struct GemmMatrix {
-  void* data = nullptr;
-  int64_t rows = 0, cols = 0;
-  int64_t rs = 0, cs = 0;
-};
-
-enum class GemmEpilogue { kNone, kBias, kGelu, kGeluBias };
-
-struct GemmProblem {
-  sy_dtype_t dtype = SY_DTYPE_F32;
-  GemmMatrix a, b, c;  // a: M×K, b: K×N, c: M×N
-  // Batch dims (at most SY_MAX_RANK), and each operand's stride along them
-  // (0 broadcasts).
-  int batch_ndim = 0;
-  int64_t batch_shape[SY_MAX_RANK] = {};
-  int64_t batch_stride[3][SY_MAX_RANK] = {};  // a, b, c
-  GemmEpilogue epilogue = GemmEpilogue::kNone;
-  const void* bias = nullptr;  // N elements at unit stride when used
-};
-
 // Runs `p` on `stream`, with heuristic choice `variant` (-1: the first).
 // Errors name `op`.
-sy_error_t* RunGemm(const Stream& stream, const GemmProblem& p, int variant,
-                    std::string_view op);
+sy_error_t* RunGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
+                    int variant, std::string_view op);
 
 // ---- Helpers in gemm_support.cu (they launch kernels) -------------------
 
@@ -67,13 +47,13 @@ sy_error_t* RunGemm(const Stream& stream, const GemmProblem& p, int variant,
 // `which`) into a dense buffer from cudaMallocAsync on the stream, stored
 // in *out_buffer (free with cudaFreeAsync), and rewrites `m` and the batch
 // strides to point at it.
-sy_error_t* DensifyOperand(const Stream& stream, GemmProblem& p, int which,
-                           void** out_buffer, std::string_view op);
+sy_error_t* DensifyOperand(const gpu::Stream& stream, gpu::GemmProblem& p,
+                           int which, void** out_buffer, std::string_view op);
 // Writes zeros into the M×N output of every batch (for K = 0).
-sy_error_t* ZeroOutput(const Stream& stream, const GemmProblem& p,
+sy_error_t* ZeroOutput(const gpu::Stream& stream, const gpu::GemmProblem& p,
                        std::string_view op);
 // Copies `n` elements of dtype at `src` (stride `stride`) to dense `dst`.
-sy_error_t* CopyVector(const Stream& stream, sy_dtype_t dtype, void* dst,
+sy_error_t* CopyVector(const gpu::Stream& stream, sy_dtype_t dtype, void* dst,
                        const void* src, int64_t n, int64_t stride,
                        std::string_view op);
 

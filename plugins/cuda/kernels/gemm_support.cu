@@ -1,12 +1,18 @@
 // The kernels gemm.cc needs around cuBLASLt: densifying an operand that
 // has no unit stride, zeroing an output when K = 0, densifying a bias.
+#include "cuda_device.h"
 #include "cuda_util.h"
-#include "kernels/elementwise.cuh"
 #include "kernels/gemm.h"
+#include "switchyard/gpu/elementwise.cuh"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cuda {
 namespace {
+
+using ::sy::gpu::GemmMatrix;
+using ::sy::gpu::GemmProblem;
+using ::sy::gpu::LaunchElementwise;
+using ::sy::gpu::OpError;
 
 struct Identity {
   template <class T>
@@ -33,8 +39,8 @@ template <class F>
 sy_error_t* WithStorage(sy_dtype_t dtype, std::string_view op, F&& f) {
   switch (dtype) {
     case SY_DTYPE_F32: return f(float{});
-    case SY_DTYPE_F16: return f(__half{});
-    case SY_DTYPE_BF16: return f(__nv_bfloat16{});
+    case SY_DTYPE_F16: return f(gpu::half{});
+    case SY_DTYPE_BF16: return f(gpu::bfloat16{});
     default:
       return OpError(op, "GEMM operands must be f32, f16 or bf16");
   }
@@ -42,8 +48,8 @@ sy_error_t* WithStorage(sy_dtype_t dtype, std::string_view op, F&& f) {
 
 }  // namespace
 
-sy_error_t* DensifyOperand(const Stream& stream, GemmProblem& p, int which,
-                           void** out_buffer, std::string_view op) {
+sy_error_t* DensifyOperand(const gpu::Stream& stream, GemmProblem& p,
+                           int which, void** out_buffer, std::string_view op) {
   GemmMatrix& m = which == 0 ? p.a : which == 1 ? p.b : p.c;
   const int nd = p.batch_ndim + 2;
   int64_t shape[SY_MAX_RANK + 2];
@@ -82,7 +88,7 @@ sy_error_t* DensifyOperand(const Stream& stream, GemmProblem& p, int which,
   return nullptr;
 }
 
-sy_error_t* ZeroOutput(const Stream& stream, const GemmProblem& p,
+sy_error_t* ZeroOutput(const gpu::Stream& stream, const GemmProblem& p,
                        std::string_view op) {
   const int nd = p.batch_ndim + 2;
   int64_t shape[SY_MAX_RANK + 2];
@@ -102,8 +108,8 @@ sy_error_t* ZeroOutput(const Stream& stream, const GemmProblem& p,
   });
 }
 
-sy_error_t* CopyVector(const Stream& stream, sy_dtype_t dtype, void* dst,
-                       const void* src, int64_t n, int64_t stride,
+sy_error_t* CopyVector(const gpu::Stream& stream, sy_dtype_t dtype,
+                       void* dst, const void* src, int64_t n, int64_t stride,
                        std::string_view op) {
   const int64_t shape[1] = {n};
   const int64_t one[1] = {1};

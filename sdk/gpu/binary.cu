@@ -1,12 +1,15 @@
 // Binary arithmetic kernels with two tensors (.Tensor): add sub mul div pow
 // maximum minimum, inputs of one dtype, already broadcast by the core.
 // Semantics in binary_ops.cuh.
-#include "kernels/binary_ops.cuh"
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
+#include <string>
+
+#include "switchyard/gpu/binary_ops.cuh"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::StrCat;
@@ -14,7 +17,8 @@ using ::sy::plugin::StrCat;
 template <class Op, sy_dtype_t D>
 sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kTensor;
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -31,17 +35,12 @@ sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
 
 template <class Op>
 void Add(KernelList& l) {
-  constexpr std::string_view op = Op::kTensor;
-  l.Add(op, DtypeList<SY_DTYPE_F32, SY_DTYPE_F32>, TensorKernel<Op, SY_DTYPE_F32>);
-  l.Add(op, DtypeList<SY_DTYPE_F16, SY_DTYPE_F16>, TensorKernel<Op, SY_DTYPE_F16>);
-  l.Add(op, DtypeList<SY_DTYPE_BF16, SY_DTYPE_BF16>, TensorKernel<Op, SY_DTYPE_BF16>);
-  if constexpr (Op::kInt) {
-    l.Add(op, DtypeList<SY_DTYPE_I32, SY_DTYPE_I32>, TensorKernel<Op, SY_DTYPE_I32>);
-    l.Add(op, DtypeList<SY_DTYPE_I64, SY_DTYPE_I64>, TensorKernel<Op, SY_DTYPE_I64>);
-  }
-  if constexpr (Op::kBool) {
-    l.Add(op, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_BOOL>, TensorKernel<Op, SY_DTYPE_BOOL>);
-  }
+  const auto add = [&]<sy_dtype_t D>() {
+    l.Add(Op::kTensor, DtypeList<D, D>, TensorKernel<Op, D>);
+  };
+  ForEachDtype<kFloatDtypes>(add);
+  if constexpr (Op::kInt) ForEachDtype<kIntDtypes>(add);
+  if constexpr (Op::kBool) ForEachDtype<kBoolDtypes>(add);
 }
 
 }  // namespace
@@ -61,4 +60,4 @@ std::span<const plugin::KernelSpec> BinaryKernels() {
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

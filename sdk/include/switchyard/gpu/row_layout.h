@@ -8,20 +8,20 @@
 // along the row). Adjacent dims that are dense for every operand are
 // merged, so the usual contiguous case has one outer and one inner dim and
 // a row's elements at unit stride.
-#ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_ROW_LAYOUT_H_
-#define SWITCHYARD_PLUGINS_CUDA_KERNELS_ROW_LAYOUT_H_
+#ifndef SWITCHYARD_GPU_ROW_LAYOUT_H_
+#define SWITCHYARD_GPU_ROW_LAYOUT_H_
 
 #include <cstdint>
 
 #include "switchyard/plugin.h"
 
-#ifdef __CUDACC__
-#define SY_HOST_DEVICE __host__ __device__ __forceinline__
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SY_GPU_HOST_DEVICE __host__ __device__ __forceinline__
 #else
-#define SY_HOST_DEVICE inline
+#define SY_GPU_HOST_DEVICE inline
 #endif
 
-namespace sy::cuda {
+namespace sy::gpu {
 
 inline constexpr int kRowOperands = 4;
 
@@ -37,7 +37,7 @@ struct RowLayout {
   int64_t inner_stride[kRowOperands][SY_MAX_RANK] = {};
 
   // Offset (in elements) of row `row` for operand k.
-  SY_HOST_DEVICE int64_t RowOffset(int64_t row, int k) const {
+  SY_GPU_HOST_DEVICE int64_t RowOffset(int64_t row, int k) const {
     int64_t off = 0;
     for (int d = outer_ndim - 1; d >= 0; --d) {
       const int64_t idx = row % outer_shape[d];
@@ -47,7 +47,7 @@ struct RowLayout {
     return off;
   }
   // Offset of element `i` of a row, for operand k.
-  SY_HOST_DEVICE int64_t InnerOffset(int64_t i, int k) const {
+  SY_GPU_HOST_DEVICE int64_t InnerOffset(int64_t i, int k) const {
     if (inner_ndim == 1) return i * inner_stride[k][0];
     int64_t off = 0;
     for (int d = inner_ndim - 1; d >= 0; --d) {
@@ -58,7 +58,7 @@ struct RowLayout {
     return off;
   }
   // True when the row's elements are at unit stride for operands [0, n).
-  SY_HOST_DEVICE bool UnitInner(int n) const {
+  SY_GPU_HOST_DEVICE bool UnitInner(int n) const {
     if (inner_ndim > 1) return false;
     for (int k = 0; k < n; ++k) {
       if (inner_ndim == 1 && inner_stride[k][0] != 1) return false;
@@ -74,6 +74,6 @@ RowLayout MakeRowLayout(const int64_t* shape, int ndim, const bool* inner,
                         int num_operands,
                         const int64_t (*strides)[SY_MAX_RANK]);
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_KERNELS_ROW_LAYOUT_H_
+#endif  // SWITCHYARD_GPU_ROW_LAYOUT_H_

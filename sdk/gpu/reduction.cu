@@ -11,13 +11,15 @@
 // occurrence of the maximum.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
-#include "kernels/row_layout.h"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
+#include "switchyard/gpu/row_layout.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::StrCat;
@@ -39,7 +41,9 @@ struct SumRed {
   template <class Out>
   __device__ Out Finish(Acc a, int64_t n) const {
     if constexpr (kFloat) {
-      return Convert<Out>(static_cast<float>(
+      // Through the output's compute type (float for f32/f16/bf16), as
+      // every float result is rounded.
+      return Convert<Out>(static_cast<Compute<Out>>(
           mean ? a / static_cast<double>(n) : a));
     } else {
       return static_cast<Out>(static_cast<int64_t>(a));
@@ -214,7 +218,8 @@ constexpr std::string_view KindName(Kind k) {
 template <Kind K, sy_dtype_t D>
 sy_error_t* ReduceKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = KindName(K);
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 2, &stream));
     const sy_tensor_view_t& x = call->inputs[0];
@@ -254,7 +259,8 @@ sy_error_t* ReduceKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* ArgmaxKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "argmax";
-  return plugin::Guard("cuda plugin: argmax", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 2, &stream));
     const sy_tensor_view_t& x = call->inputs[0];
@@ -311,15 +317,14 @@ void AddInt(KernelList& l) {
 std::span<const plugin::KernelSpec> ReductionKernels() {
   static const KernelList list = [] {
     KernelList l;
-    AddFloat<SY_DTYPE_F32>(l);
-    AddFloat<SY_DTYPE_F16>(l);
-    AddFloat<SY_DTYPE_BF16>(l);
-    AddInt<SY_DTYPE_I32>(l);
-    AddInt<SY_DTYPE_I64>(l);
-    l.Add("sum", DtypeList<SY_DTYPE_BOOL>, ReduceKernel<Kind::kSum, SY_DTYPE_BOOL>);
+    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() { AddFloat<D>(l); });
+    ForEachDtype<kIntDtypes>([&]<sy_dtype_t D>() { AddInt<D>(l); });
+    ForEachDtype<kBoolDtypes>([&]<sy_dtype_t D>() {
+      l.Add("sum", DtypeList<D>, ReduceKernel<Kind::kSum, D>);
+    });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

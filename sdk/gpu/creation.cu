@@ -1,15 +1,18 @@
-// Creation kernels: fill.Scalar, copy, and cast between every pair of f32
-// f16 bf16 i32 i64 bool. Conversions are Convert's (device_types.cuh):
+// Creation kernels: fill.Scalar, copy, and cast between every pair of the
+// dtypes of Note [Kernel dtypes] (dtypes.h: f32 f16 bf16 i32 i64 bool).
+// Conversions are Convert's (device_types.cuh):
 // floating to integer truncates toward zero and saturates, NaN to integer
 // is 0, anything to bool is != 0, integer to integer wraps.
 #include <cmath>
 #include <limits>
+#include <string>
 
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::DtypeName;
@@ -21,11 +24,7 @@ template <class S>
 struct Constant {
   S value;
   __device__ __forceinline__ Compute<S> operator()() const {
-    if constexpr (std::is_same_v<S, BoolByte>) {
-      return value != 0;
-    } else {
-      return Convert<Compute<S>>(value);
-    }
+    return Load(&value);
   }
 };
 
@@ -43,7 +42,7 @@ template <sy_dtype_t D>
 sy_error_t* FillValue(const ScalarValue& s, Storage<D>& out) {
   using S = Storage<D>;
   if constexpr (D == SY_DTYPE_BOOL) {
-    out = s.AsDouble() != 0 ? 1 : 0;
+    out = BoolByte{static_cast<uint8_t>(s.AsDouble() != 0 ? 1 : 0)};
   } else if constexpr (std::is_integral_v<S>) {
     const double t = s.is_float ? std::trunc(s.f) : 0;
     const bool fits =
@@ -59,12 +58,12 @@ sy_error_t* FillValue(const ScalarValue& s, Storage<D>& out) {
                             "tensor to a wider dtype first"));
     }
     out = s.is_float ? static_cast<S>(t) : static_cast<S>(s.i);
-  } else if constexpr (std::is_same_v<S, float>) {
-    out = static_cast<float>(s.AsDouble());
-  } else if constexpr (std::is_same_v<S, __half>) {
-    out = __double2half(s.AsDouble());
+  } else if constexpr (std::is_floating_point_v<S>) {
+    out = static_cast<S>(s.AsDouble());
+  } else if constexpr (std::is_same_v<S, half>) {
+    out = HalfFromDouble(s.AsDouble());
   } else {
-    out = __double2bfloat16(s.AsDouble());
+    out = Bfloat16FromDouble(s.AsDouble());
   }
   return nullptr;
 }
@@ -72,7 +71,8 @@ sy_error_t* FillValue(const ScalarValue& s, Storage<D>& out) {
 template <sy_dtype_t D>
 sy_error_t* FillKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "fill.Scalar";
-  return plugin::Guard("cuda plugin: fill.Scalar", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kSelf, D, *stream));
@@ -91,7 +91,8 @@ sy_error_t* FillKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* CopyKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "copy";
-  return plugin::Guard("cuda plugin: copy", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kSelf, D, *stream));
@@ -106,7 +107,8 @@ sy_error_t* CopyKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t From>
 sy_error_t* CastKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "cast";
-  return plugin::Guard("cuda plugin: cast", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -122,24 +124,22 @@ sy_error_t* CastKernel(const sy_kernel_call_t* call) {
     SY_PLUGIN_RETURN_IF_ERROR(
         CheckView(call->outputs[0], op, "output", to, *stream));
     using In = Storage<From>;
-    const auto run = [&]<class Out>() {
-      return LaunchElementwise<Out, In>(Identity{}, *stream, call->outputs[0],
-                                        {&call->inputs[0]}, op);
-    };
-    switch (to) {
-      case SY_DTYPE_F32: return run.template operator()<float>();
-      case SY_DTYPE_F16: return run.template operator()<__half>();
-      case SY_DTYPE_BF16: return run.template operator()<__nv_bfloat16>();
-      case SY_DTYPE_I32: return run.template operator()<int32_t>();
-      case SY_DTYPE_I64: return run.template operator()<int64_t>();
-      case SY_DTYPE_BOOL: return run.template operator()<BoolByte>();
-      default:
-        return plugin::MakeError(
-            SY_STATUS_UNIMPLEMENTED,
-            StrCat("cuda plugin: cast: no CUDA kernel casts to ",
-                   DtypeName(to), "; the cuda plugin casts between f32 f16 "
-                   "bf16 i32 i64 bool; cast on the cpu device instead"));
-    }
+    return VisitDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>(
+        to,
+        [&]<sy_dtype_t To>() -> sy_error_t* {
+          return LaunchElementwise<Storage<To>, In>(
+              Identity{}, *stream, call->outputs[0], {&call->inputs[0]}, op);
+        },
+        [&]() -> sy_error_t* {
+          const Target& target = ThisTarget();
+          return plugin::MakeError(
+              SY_STATUS_UNIMPLEMENTED,
+              StrCat(Where(op), ": no ", target.runtime,
+                     " kernel casts to ", DtypeName(to), "; the ",
+                     target.plugin, " plugin casts between ",
+                     DtypeNames<kFloatDtypes, kIntDtypes, kBoolDtypes>(),
+                     "; cast on the cpu device instead"));
+        });
   });
 }
 
@@ -155,15 +155,11 @@ void AddAll(KernelList& l) {
 std::span<const plugin::KernelSpec> CreationKernels() {
   static const KernelList list = [] {
     KernelList l;
-    AddAll<SY_DTYPE_F32>(l);
-    AddAll<SY_DTYPE_F16>(l);
-    AddAll<SY_DTYPE_BF16>(l);
-    AddAll<SY_DTYPE_I32>(l);
-    AddAll<SY_DTYPE_I64>(l);
-    AddAll<SY_DTYPE_BOOL>(l);
+    ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>(
+        [&]<sy_dtype_t D>() { AddAll<D>(l); });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

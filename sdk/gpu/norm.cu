@@ -11,16 +11,20 @@
 // read and one write of the tensor, which is the floor. Anything else takes
 // the general path, which re-reads the row from memory for each statistic
 // (through the L2 cache, which holds a row) with any strides.
-// Statistics are computed in float; f16/bf16 round once on the way out.
+// Statistics are computed in Accumulate<S> (float; double for f64);
+// f16/bf16 round once on the way out.
 #include <cmath>
+#include <limits>
+#include <string>
 
-#include "kernels/block_reduce.cuh"
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
-#include "kernels/row_layout.h"
+#include "switchyard/gpu/block_reduce.cuh"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
+#include "switchyard/gpu/row_layout.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::StrCat;
@@ -35,9 +39,15 @@ constexpr int kBlock = 1024;  // the most threads a row's block may have
 constexpr int kX = 0, kOut = 1, kW = 2, kB = 3;
 
 struct Params {
-  float eps = 0;
+  double eps = 0;  // used in the row's accumulate type
   bool has_weight = false;
   bool has_bias = false;
+};
+
+// A row's two statistics (RowStats).
+template <class A>
+struct Stats {
+  A x, y;
 };
 
 // The per-row statistics each kind needs, from a source of the row's
@@ -46,47 +56,48 @@ struct Params {
 // (max, log sum exp), layer_norm (mean, rstd), rms_norm (unused, rstd).
 // With kStoreExp (softmax in registers) the second pass replaces each value
 // v by exp(v − max), so Apply need not compute it again.
-template <Kind K, bool kStoreExp = false, class ForEach>
-__device__ __forceinline__ float2 RowStats(ForEach for_each, int64_t n,
-                                           float eps, float* scratch) {
+template <Kind K, bool kStoreExp = false, class A, class ForEach>
+__device__ __forceinline__ Stats<A> RowStats(ForEach for_each, int64_t n,
+                                             A eps, A* scratch) {
   if constexpr (K == Kind::kSoftmax || K == Kind::kLogSoftmax) {
-    float m = -INFINITY;
-    for_each([&](float& v) { m = fmaxf(m, v); });
-    m = BlockAllReduce(m, MaxOf{}, -INFINITY, scratch);
-    float s = 0;
-    for_each([&](float& v) {
-      const float e = expf(v - m);
+    constexpr A kInf = std::numeric_limits<A>::infinity();
+    A m = -kInf;
+    for_each([&](A& v) { m = math::Max(m, v); });
+    m = BlockAllReduce(m, MaxOf{}, -kInf, scratch);
+    A s = 0;
+    for_each([&](A& v) {
+      const A e = math::Exp(v - m);
       s += e;
       if constexpr (kStoreExp && K == Kind::kSoftmax) v = e;
     });
-    s = BlockAllReduce(s, SumOf{}, 0.0f, scratch);
+    s = BlockAllReduce(s, SumOf{}, A(0), scratch);
     if constexpr (K == Kind::kSoftmax) {
-      return make_float2(m, 1.0f / s);
+      return {m, A(1) / s};
     } else {
-      return make_float2(m, logf(s));
+      return {m, math::Log(s)};
     }
   } else if constexpr (K == Kind::kLayerNorm) {
-    float s = 0;
-    for_each([&](float& v) { s += v; });
-    const float mean = BlockAllReduce(s, SumOf{}, 0.0f, scratch) / n;
-    float q = 0;
-    for_each([&](float& v) { q += (v - mean) * (v - mean); });
-    const float var = BlockAllReduce(q, SumOf{}, 0.0f, scratch) / n;
-    return make_float2(mean, rsqrtf(var + eps));
+    A s = 0;
+    for_each([&](A& v) { s += v; });
+    const A mean = BlockAllReduce(s, SumOf{}, A(0), scratch) / n;
+    A q = 0;
+    for_each([&](A& v) { q += (v - mean) * (v - mean); });
+    const A var = BlockAllReduce(q, SumOf{}, A(0), scratch) / n;
+    return {mean, math::Rsqrt(var + eps)};
   } else {
-    float q = 0;
-    for_each([&](float& v) { q += v * v; });
-    const float ms = BlockAllReduce(q, SumOf{}, 0.0f, scratch) / n;
-    return make_float2(0.0f, rsqrtf(ms + eps));
+    A q = 0;
+    for_each([&](A& v) { q += v * v; });
+    const A ms = BlockAllReduce(q, SumOf{}, A(0), scratch) / n;
+    return {A(0), math::Rsqrt(ms + eps)};
   }
 }
 
-template <Kind K, bool kStoredExp = false>
-__device__ __forceinline__ float Apply(float v, float2 st, float w, float b) {
+template <Kind K, bool kStoredExp = false, class A>
+__device__ __forceinline__ A Apply(A v, Stats<A> st, A w, A b) {
   if constexpr (K == Kind::kSoftmax && kStoredExp) {
     return v * st.y;
   } else if constexpr (K == Kind::kSoftmax) {
-    return expf(v - st.x) * st.y;
+    return math::Exp(v - st.x) * st.y;
   } else if constexpr (K == Kind::kLogSoftmax) {
     return v - st.x - st.y;
   } else if constexpr (K == Kind::kLayerNorm) {
@@ -101,13 +112,14 @@ template <Kind K, class S, int V>
 __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* __restrict__ x,
                                S* __restrict__ out, const S* __restrict__ w,
                                const S* __restrict__ b, Params p) {
-  __shared__ float scratch[32];
+  using A = Accumulate<S>;
+  __shared__ A scratch[32];
   const int64_t row = blockIdx.x;
   const Vec<S, V>* xr =
       reinterpret_cast<const Vec<S, V>*>(x + l.RowOffset(row, kX));
   Vec<S, V>* orow = reinterpret_cast<Vec<S, V>*>(out + l.RowOffset(row, kOut));
   const int64_t nvec = l.row_len / V;
-  float vals[kMaxIter][V];
+  A vals[kMaxIter][V];
 #pragma unroll
   for (int k = 0; k < kMaxIter; ++k) {
     const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
@@ -126,7 +138,8 @@ __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* _
       }
     }
   };
-  const float2 st = RowStats<K, true>(for_each, l.row_len, p.eps, scratch);
+  const Stats<A> st =
+      RowStats<K, true>(for_each, l.row_len, static_cast<A>(p.eps), scratch);
 #pragma unroll
   for (int k = 0; k < kMaxIter; ++k) {
     const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
@@ -136,8 +149,8 @@ __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* _
       if (p.has_bias) bv = reinterpret_cast<const Vec<S, V>*>(b)[j];
 #pragma unroll
       for (int e = 0; e < V; ++e) {
-        const float we = p.has_weight ? Load(&wv.v[e]) : 1.0f;
-        const float be = p.has_bias ? Load(&bv.v[e]) : 0.0f;
+        const A we = p.has_weight ? A(Load(&wv.v[e])) : A(1);
+        const A be = p.has_bias ? A(Load(&bv.v[e])) : A(0);
         o.v[e] = Convert<S>(Apply<K, true>(vals[k][e], st, we, be));
       }
       orow[j] = o;
@@ -150,22 +163,24 @@ template <Kind K, class S>
 __global__ void NormRowsStrided(RowLayout l, const S* __restrict__ x,
                                 S* __restrict__ out, const S* __restrict__ w,
                                 const S* __restrict__ b, Params p) {
-  __shared__ float scratch[32];
+  using A = Accumulate<S>;
+  __shared__ A scratch[32];
   const int64_t row = blockIdx.x;
   const S* xr = x + l.RowOffset(row, kX);
   S* orow = out + l.RowOffset(row, kOut);
   const auto for_each = [&](auto f) {
     for (int64_t i = threadIdx.x; i < l.row_len; i += blockDim.x) {
-      float v = Load(xr + l.InnerOffset(i, kX));
+      A v = Load(xr + l.InnerOffset(i, kX));
       f(v);
     }
   };
-  const float2 st = RowStats<K>(for_each, l.row_len, p.eps, scratch);
+  const Stats<A> st =
+      RowStats<K>(for_each, l.row_len, static_cast<A>(p.eps), scratch);
   for (int64_t i = threadIdx.x; i < l.row_len; i += blockDim.x) {
-    const float we = p.has_weight ? Load(w + l.InnerOffset(i, kW)) : 1.0f;
-    const float be = p.has_bias ? Load(b + l.InnerOffset(i, kB)) : 0.0f;
-    orow[l.InnerOffset(i, kOut)] =
-        Convert<S>(Apply<K>(Load(xr + l.InnerOffset(i, kX)), st, we, be));
+    const A we = p.has_weight ? A(Load(w + l.InnerOffset(i, kW))) : A(1);
+    const A be = p.has_bias ? A(Load(b + l.InnerOffset(i, kB))) : A(0);
+    orow[l.InnerOffset(i, kOut)] = Convert<S>(
+        Apply<K>(A(Load(xr + l.InnerOffset(i, kX))), st, we, be));
   }
 }
 
@@ -176,8 +191,9 @@ sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
                        Params p, std::string_view op) {
   if (l.rows == 0 || l.row_len == 0) return nullptr;
   if (l.rows > 0x7fffffff) {
-    return OpError(op, StrCat("input 'x' has ", l.rows, " rows, more than a "
-                              "CUDA grid holds; split the tensor"));
+    return OpError(op, StrCat("input 'x' has ", l.rows, " rows, more than a ",
+                              ThisTarget().runtime, " grid holds; split the "
+                              "tensor"));
   }
   const S* xp = ElementPtr<const S>(x);
   S* op_ = ElementPtr<S>(out);
@@ -203,15 +219,16 @@ sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
   }
   (void)operands;
   const unsigned rows = static_cast<unsigned>(l.rows);
+  // Blocks are whole warps (BlockAllReduce): at least kMaxWarpSize threads.
   if (fast) {
     const int64_t nvec = l.row_len / V;
-    int threads = 32;
+    int threads = kMaxWarpSize;
     // Up to kMaxIter vectors a thread, in as small a block as holds the row.
     while (threads < kBlock && threads * kMaxIter < nvec) threads *= 2;
     NormRowsCached<K, S, V><<<rows, threads, 0, stream.stream>>>(
         l, xp, op_, wp, bp, p);
   } else {
-    int threads = 32;
+    int threads = kMaxWarpSize;
     while (threads < 256 && threads < l.row_len) threads *= 2;
     NormRowsStrided<K, S><<<rows, threads, 0, stream.stream>>>(l, xp, op_, wp,
                                                                bp, p);
@@ -225,7 +242,8 @@ template <Kind K, sy_dtype_t D>
 sy_error_t* SoftmaxKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op =
       K == Kind::kSoftmax ? "softmax" : "log_softmax";
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     const sy_tensor_view_t& x = call->inputs[0];
@@ -269,7 +287,8 @@ template <Kind K, sy_dtype_t D>
 sy_error_t* NormKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op =
       K == Kind::kLayerNorm ? "layer_norm" : "rms_norm";
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     constexpr int kAttrs = K == Kind::kLayerNorm ? 2 : 1;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, -1, 1, kAttrs, &stream));
@@ -347,7 +366,7 @@ sy_error_t* NormKernel(const sy_kernel_call_t* call) {
     }
     const RowLayout l = MakeRowLayout(x.shape, x.ndim, inner, 4, strides);
     Params p;
-    p.eps = static_cast<float>(eps);
+    p.eps = eps;
     p.has_weight = w != nullptr;
     p.has_bias = b != nullptr;
     return LaunchNorm<K, Storage<D>>(*stream, l, x, out, w, b, p, op);
@@ -371,12 +390,10 @@ void AddAll(KernelList& l) {
 std::span<const plugin::KernelSpec> NormKernels() {
   static const KernelList list = [] {
     KernelList l;
-    AddAll<SY_DTYPE_F32>(l);
-    AddAll<SY_DTYPE_F16>(l);
-    AddAll<SY_DTYPE_BF16>(l);
+    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() { AddAll<D>(l); });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -5,14 +5,18 @@
 // writes zeros and raises a flag that the kernel reads back before it
 // returns, so a bad index is an INVALID_ARGUMENT error, never an
 // out-of-bounds read. That read-back synchronizes the stream: embedding
-// costs one round trip to the host per call (docs/cuda.md).
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
-#include "kernels/row_layout.h"
-#include "cuda_util.h"
+// costs one round trip to the host per call (docs/gpu-kernels.md).
+#include <string>
+
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
+#include "switchyard/gpu/portability.h"
+#include "switchyard/gpu/row_layout.h"
+#include "switchyard/gpu/target.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::DtypeName;
@@ -28,7 +32,8 @@ struct Identity {
 template <sy_dtype_t D>
 sy_error_t* ConcatKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "concat";
-  return plugin::Guard("cuda plugin: concat", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, -1, 1, 1, &stream));
     const sy_tensor_view_t& out = call->outputs[0];
@@ -99,7 +104,8 @@ __global__ void EmbeddingKernel(RowLayout l, const S* __restrict__ weight,
 template <sy_dtype_t D, sy_dtype_t ID>
 sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "embedding";
-  return plugin::Guard("cuda plugin: embedding", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     const sy_tensor_view_t& w = call->inputs[0];
@@ -122,31 +128,30 @@ sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
       strides[1][i] = i < idx.ndim ? idx.strides[i] : 0;
     }
     const RowLayout l = MakeRowLayout(out.shape, out.ndim, inner, 2, strides);
-    constexpr std::string_view kWhere = "cuda plugin: embedding";
     int* bad = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(
-        CudaError(cudaMallocAsync(reinterpret_cast<void**>(&bad), sizeof(int),
-                                  stream->stream),
-                  kWhere, "allocating the index check flag failed"));
+        RuntimeError(MallocAsync(reinterpret_cast<void**>(&bad), sizeof(int),
+                                 stream->stream),
+                     where, "allocating the index check flag failed"));
     int host_bad = 0;
-    cudaError_t status = cudaMemsetAsync(bad, 0, sizeof(int), stream->stream);
-    if (status == cudaSuccess) {
+    Error status = MemsetAsync(bad, 0, sizeof(int), stream->stream);
+    if (status == kSuccess) {
       const int64_t total = l.rows * l.row_len;
       EmbeddingKernel<Storage<D>, Storage<ID>>
           <<<GridFor(total, stream->device), kThreads, 0, stream->stream>>>(
               l, ElementPtr<const Storage<D>>(w), w.shape[0], w.strides[0],
               w.strides[1], ElementPtr<const Storage<ID>>(idx),
               ElementPtr<Storage<D>>(out), bad);
-      status = cudaGetLastError();
+      status = GetLastError();
     }
-    if (status == cudaSuccess) {
-      status = cudaMemcpyAsync(&host_bad, bad, sizeof(int),
-                               cudaMemcpyDeviceToHost, stream->stream);
+    if (status == kSuccess) {
+      status = MemcpyDeviceToHostAsync(&host_bad, bad, sizeof(int),
+                                       stream->stream);
     }
-    cudaFreeAsync(bad, stream->stream);
-    if (status == cudaSuccess) status = cudaStreamSynchronize(stream->stream);
+    (void)FreeAsync(bad, stream->stream);
+    if (status == kSuccess) status = StreamSynchronize(stream->stream);
     SY_PLUGIN_RETURN_IF_ERROR(
-        CudaError(status, kWhere, "gathering the embedding rows failed"));
+        RuntimeError(status, where, "gathering the embedding rows failed"));
     if (host_bad != 0) {
       return OpError(op, StrCat("input 'indices' holds an index outside [0, ",
                                 w.shape[0], ") (the rows of input 'weight'); "
@@ -159,10 +164,9 @@ sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 void AddAll(KernelList& l) {
   l.Add("concat", DtypeList<D>, ConcatKernel<D>);
-  l.Add("embedding", DtypeList<D, SY_DTYPE_I32>,
-        EmbeddingKernelFn<D, SY_DTYPE_I32>);
-  l.Add("embedding", DtypeList<D, SY_DTYPE_I64>,
-        EmbeddingKernelFn<D, SY_DTYPE_I64>);
+  ForEachDtype<kIndexDtypes>([&]<sy_dtype_t I>() {
+    l.Add("embedding", DtypeList<D, I>, EmbeddingKernelFn<D, I>);
+  });
 }
 
 }  // namespace
@@ -170,15 +174,13 @@ void AddAll(KernelList& l) {
 std::span<const plugin::KernelSpec> LayoutKernels() {
   static const KernelList list = [] {
     KernelList l;
-    AddAll<SY_DTYPE_F32>(l);
-    AddAll<SY_DTYPE_F16>(l);
-    AddAll<SY_DTYPE_BF16>(l);
-    l.Add("concat", DtypeList<SY_DTYPE_I32>, ConcatKernel<SY_DTYPE_I32>);
-    l.Add("concat", DtypeList<SY_DTYPE_I64>, ConcatKernel<SY_DTYPE_I64>);
-    l.Add("concat", DtypeList<SY_DTYPE_BOOL>, ConcatKernel<SY_DTYPE_BOOL>);
+    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() { AddAll<D>(l); });
+    ForEachDtype<kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+      l.Add("concat", DtypeList<D>, ConcatKernel<D>);
+    });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -3,11 +3,14 @@
 // A Scalar is compared exactly: rounded to a floating tensor's dtype first
 // (as NumPy and PyTorch do); integer and bool tensors compare in int64
 // against an integer Scalar and in double against a float one.
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
+#include <string>
+
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::StrCat;
@@ -51,7 +54,8 @@ struct Select {
 template <class Op, sy_dtype_t D>
 sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kTensor;
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 2, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -67,22 +71,23 @@ sy_error_t* TensorKernel(const sy_kernel_call_t* call) {
   });
 }
 
-// The Scalar rounded to a floating storage type S, back in float.
+// The Scalar rounded to a floating storage type S, in S's compute type.
 template <class S>
-float RoundScalar(double v) {
-  if constexpr (std::is_same_v<S, __half>) {
-    return __half2float(__double2half(v));
-  } else if constexpr (std::is_same_v<S, __nv_bfloat16>) {
-    return __bfloat162float(__double2bfloat16(v));
+Compute<S> RoundScalar(double v) {
+  if constexpr (std::is_same_v<S, half>) {
+    return ToFloat(HalfFromDouble(v));
+  } else if constexpr (std::is_same_v<S, bfloat16>) {
+    return ToFloat(Bfloat16FromDouble(v));
   } else {
-    return static_cast<float>(v);
+    return static_cast<S>(v);
   }
 }
 
 template <class Op, sy_dtype_t D>
 sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kScalar;
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -109,7 +114,8 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* WhereKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "where";
-  return plugin::Guard("cuda plugin: where", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 3, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op,
@@ -130,18 +136,12 @@ sy_error_t* WhereKernel(const sy_kernel_call_t* call) {
 
 template <class Op>
 void AddCompare(KernelList& l) {
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_F32, SY_DTYPE_F32>, TensorKernel<Op, SY_DTYPE_F32>);
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_F16, SY_DTYPE_F16>, TensorKernel<Op, SY_DTYPE_F16>);
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_BF16, SY_DTYPE_BF16>, TensorKernel<Op, SY_DTYPE_BF16>);
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_I32, SY_DTYPE_I32>, TensorKernel<Op, SY_DTYPE_I32>);
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_I64, SY_DTYPE_I64>, TensorKernel<Op, SY_DTYPE_I64>);
-  l.Add(Op::kTensor, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_BOOL>, TensorKernel<Op, SY_DTYPE_BOOL>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_F32>, ScalarKernel<Op, SY_DTYPE_F32>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_F16>, ScalarKernel<Op, SY_DTYPE_F16>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_BF16>, ScalarKernel<Op, SY_DTYPE_BF16>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_I32>, ScalarKernel<Op, SY_DTYPE_I32>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_I64>, ScalarKernel<Op, SY_DTYPE_I64>);
-  l.Add(Op::kScalar, DtypeList<SY_DTYPE_BOOL>, ScalarKernel<Op, SY_DTYPE_BOOL>);
+  ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kTensor, DtypeList<D, D>, TensorKernel<Op, D>);
+  });
+  ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kScalar, DtypeList<D>, ScalarKernel<Op, D>);
+  });
 }
 
 }  // namespace
@@ -155,16 +155,12 @@ std::span<const plugin::KernelSpec> CompareKernels() {
     AddCompare<Le>(l);
     AddCompare<Gt>(l);
     AddCompare<Ge>(l);
-    constexpr std::string_view w = "where";
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_F32, SY_DTYPE_F32>, WhereKernel<SY_DTYPE_F32>);
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_F16, SY_DTYPE_F16>, WhereKernel<SY_DTYPE_F16>);
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_BF16, SY_DTYPE_BF16>, WhereKernel<SY_DTYPE_BF16>);
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_I32, SY_DTYPE_I32>, WhereKernel<SY_DTYPE_I32>);
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_I64, SY_DTYPE_I64>, WhereKernel<SY_DTYPE_I64>);
-    l.Add(w, DtypeList<SY_DTYPE_BOOL, SY_DTYPE_BOOL, SY_DTYPE_BOOL>, WhereKernel<SY_DTYPE_BOOL>);
+    ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+      l.Add("where", DtypeList<SY_DTYPE_BOOL, D, D>, WhereKernel<D>);
+    });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -1,5 +1,6 @@
-// The engine under every elementwise kernel of the cuda plugin (creation,
-// unary, binary, compare, where).
+// The engine under every elementwise kernel of the shared GPU kernels
+// (creation, unary, binary, compare, where), and of plugins' own helpers
+// that move or fill strided data.
 //
 // Note [Elementwise launch]: the core hands elementwise kernels operands
 // already broadcast to the output's shape (stride 0 on stretched dims). The
@@ -14,10 +15,8 @@
 // An op is a functor over compute types (device_types.cuh): op(a, b, …)
 // returns the output's compute value. Each (op, types) pair instantiates
 // exactly these two kernels.
-#ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_ELEMENTWISE_CUH_
-#define SWITCHYARD_PLUGINS_CUDA_KERNELS_ELEMENTWISE_CUH_
-
-#include <cuda_runtime.h>
+#ifndef SWITCHYARD_GPU_ELEMENTWISE_CUH_
+#define SWITCHYARD_GPU_ELEMENTWISE_CUH_
 
 #include <algorithm>
 #include <array>
@@ -25,12 +24,13 @@
 #include <tuple>
 #include <utility>
 
-#include "cuda_device.h"
-#include "kernels/device_types.cuh"
-#include "kernels/kernel_util.h"
+#include "switchyard/gpu/device_types.cuh"
+#include "switchyard/gpu/kernel_util.h"
+#include "switchyard/gpu/portability.h"
+#include "switchyard/gpu/target.h"
 #include "switchyard/plugin.h"
 
-namespace sy::cuda {
+namespace sy::gpu {
 
 // N operands (output first) sharing one shape, each with its strides.
 template <int N>
@@ -200,6 +200,6 @@ sy_error_t* LaunchElementwise(Op op, const Stream& stream,
   }(std::index_sequence_for<In...>{});
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_KERNELS_ELEMENTWISE_CUH_
+#endif  // SWITCHYARD_GPU_ELEMENTWISE_CUH_

@@ -1,6 +1,6 @@
-#include "kernels/row_layout.h"
+#include "switchyard/gpu/row_layout.h"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 // Appends dim d to one side's list, merging it into the previous one when
@@ -44,4 +44,4 @@ RowLayout MakeRowLayout(const int64_t* shape, int ndim, const bool* inner,
   return l;
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -4,13 +4,15 @@
 // gives f32 (docs/ops.md). Integer div/pow with an integer Scalar have no
 // kernel here (UNIMPLEMENTED, so the caller sees a missing kernel).
 #include <limits>
+#include <string>
 
-#include "kernels/binary_ops.cuh"
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
+#include "switchyard/gpu/binary_ops.cuh"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::DtypeName;
@@ -20,7 +22,8 @@ using ::sy::plugin::StrCat;
 template <class Op, sy_dtype_t D>
 sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kScalar;
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(
@@ -32,12 +35,12 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
     const auto run = [&]<class OutS, class C>(C value) -> sy_error_t* {
       SY_PLUGIN_RETURN_IF_ERROR(CheckView(
           out, op, "output",
-          std::is_same_v<OutS, float> ? SY_DTYPE_F32 : D, *stream));
+          std::is_same_v<OutS, S> ? D : SY_DTYPE_F32, *stream));
       return LaunchElementwise<OutS, S>(BindB<Op, C>{Op{}, value}, *stream, out,
                                         {&call->inputs[0]}, op);
     };
     if constexpr (kIsFloating<S>) {
-      return run.template operator()<S>(static_cast<float>(s.AsDouble()));
+      return run.template operator()<S>(static_cast<Compute<S>>(s.AsDouble()));
     } else {
       if (s.is_float) return run.template operator()<float>(static_cast<float>(s.f));
       if constexpr (D == SY_DTYPE_BOOL) {
@@ -61,7 +64,7 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
       } else {
         return MakeError(
             SY_STATUS_UNIMPLEMENTED,
-            StrCat("cuda plugin: ", op, ": no CUDA kernel for an ",
+            StrCat(Where(op), ": no ", ThisTarget().runtime, " kernel for an ",
                    DtypeName(D), " tensor with an integer Scalar (integer ",
                    op.substr(0, 3), "); cast 'a' to a floating dtype, or run "
                    "it on the cpu device"));
@@ -72,13 +75,9 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
 
 template <class Op>
 void Add(KernelList& l) {
-  constexpr std::string_view op = Op::kScalar;
-  l.Add(op, DtypeList<SY_DTYPE_F32>, ScalarKernel<Op, SY_DTYPE_F32>);
-  l.Add(op, DtypeList<SY_DTYPE_F16>, ScalarKernel<Op, SY_DTYPE_F16>);
-  l.Add(op, DtypeList<SY_DTYPE_BF16>, ScalarKernel<Op, SY_DTYPE_BF16>);
-  l.Add(op, DtypeList<SY_DTYPE_I32>, ScalarKernel<Op, SY_DTYPE_I32>);
-  l.Add(op, DtypeList<SY_DTYPE_I64>, ScalarKernel<Op, SY_DTYPE_I64>);
-  l.Add(op, DtypeList<SY_DTYPE_BOOL>, ScalarKernel<Op, SY_DTYPE_BOOL>);
+  ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kScalar, DtypeList<D>, ScalarKernel<Op, D>);
+  });
 }
 
 }  // namespace
@@ -98,4 +97,4 @@ std::span<const plugin::KernelSpec> BinaryScalarKernels() {
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu

@@ -7,13 +7,15 @@
 // Integer div and pow have no kernels here (a device-side zero divisor could
 // only be reported after the fact); they run as floats after a cast, or on
 // the cpu plugin.
-#ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_BINARY_OPS_CUH_
-#define SWITCHYARD_PLUGINS_CUDA_KERNELS_BINARY_OPS_CUH_
+#ifndef SWITCHYARD_GPU_BINARY_OPS_CUH_
+#define SWITCHYARD_GPU_BINARY_OPS_CUH_
 
 #include <string_view>
 #include <type_traits>
 
-namespace sy::cuda {
+#include "switchyard/gpu/device_types.cuh"
+
+namespace sy::gpu {
 
 template <class T>
 inline constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -72,7 +74,7 @@ struct PowOp {
   static constexpr std::string_view kScalar = "pow.Scalar";
   static constexpr bool kBool = false, kInt = false;
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return powf(a, b); }
+  __device__ __forceinline__ T operator()(T a, T b) const { return math::Pow(a, b); }
 };
 
 struct MaximumOp {
@@ -107,6 +109,6 @@ struct BindB {
   }
 };
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_KERNELS_BINARY_OPS_CUH_
+#endif  // SWITCHYARD_GPU_BINARY_OPS_CUH_

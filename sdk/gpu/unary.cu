@@ -1,14 +1,16 @@
 // Unary elementwise kernels: neg abs relu square (floating and integer),
 // exp log sqrt rsqrt sin cos tanh sigmoid silu erf reciprocal gelu
-// (floating). f16/bf16 compute in float with CUDA's IEEE-accurate math
-// (no fast-math: expf, erfcf … are within 1–4 ulp) and round once.
+// (floating). f16/bf16 compute in float with the runtime's IEEE-accurate
+// math (no fast-math: expf, erff … are within 1–4 ulp) and round once.
+#include <string>
 #include <string_view>
 
-#include "kernels/elementwise.cuh"
-#include "kernels/kernel_list.h"
+#include "switchyard/gpu/dtypes.h"
+#include "switchyard/gpu/elementwise.cuh"
+#include "switchyard/gpu/kernel_list.h"
 #include "switchyard/plugin.hpp"
 
-namespace sy::cuda {
+namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::StrCat;
@@ -47,29 +49,36 @@ SY_UNARY(Abs, "abs", x < T(0) ? WrapNeg(x) : x)
 // only for NaN.
 SY_UNARY(Relu, "relu", (x > T(0) || x != x) ? x : T(0))
 SY_UNARY(Square, "square", WrapMul(x, x))
-SY_UNARY(Exp, "exp", expf(x))
-SY_UNARY(Log, "log", logf(x))
-SY_UNARY(Sqrt, "sqrt", sqrtf(x))
-SY_UNARY(Rsqrt, "rsqrt", 1.0f / sqrtf(x))
-SY_UNARY(Sin, "sin", sinf(x))
-SY_UNARY(Cos, "cos", cosf(x))
-SY_UNARY(Tanh, "tanh", tanhf(x))
-SY_UNARY(Sigmoid, "sigmoid", 1.0f / (1.0f + expf(-x)))
-SY_UNARY(Silu, "silu", x / (1.0f + expf(-x)))
-SY_UNARY(Erf, "erf", erff(x))
-SY_UNARY(Reciprocal, "reciprocal", 1.0f / x)
+// Floating ops, over the compute type T (float; double for f64).
+SY_UNARY(Exp, "exp", math::Exp(x))
+SY_UNARY(Log, "log", math::Log(x))
+SY_UNARY(Sqrt, "sqrt", math::Sqrt(x))
+SY_UNARY(Rsqrt, "rsqrt", T(1) / math::Sqrt(x))
+SY_UNARY(Sin, "sin", math::Sin(x))
+SY_UNARY(Cos, "cos", math::Cos(x))
+SY_UNARY(Tanh, "tanh", math::Tanh(x))
+SY_UNARY(Sigmoid, "sigmoid", T(1) / (T(1) + math::Exp(-x)))
+SY_UNARY(Silu, "silu", x / (T(1) + math::Exp(-x)))
+SY_UNARY(Erf, "erf", math::Erf(x))
+SY_UNARY(Reciprocal, "reciprocal", T(1) / x)
 #undef SY_UNARY
 
-// gelu(x) = x·½·erfc(−x/√2). f32: CUDA's erff, whose cancellation for
-// very negative x costs at most |x|·6e-8 absolute (inside the 1e-6 of the
-// spec up to |x| = 16, and erff(−x/√2) is exactly −1 beyond |x| ≈ 5.9).
+// gelu(x) = x·½·erfc(−x/√2). f32: the runtime's erff, whose cancellation
+// for very negative x costs at most |x|·6e-8 absolute (inside the 1e-6 of
+// the spec up to |x| = 16, and erff(−x/√2) is exactly −1 beyond |x| ≈ 5.9).
 // f16/bf16 (Note [Fast gelu]): erfc from Abramowitz–Stegun 7.1.26 with the
 // hardware's exp2 and reciprocal — an absolute error under 2e-7 in erfc,
 // so |x|·1e-7 in gelu, far inside 2ε + 1e-5 — because erff alone made the
 // 16-bit kernels compute-bound at half the memory bandwidth.
+// The exact forms take the compute type T; their constants, written once
+// as doubles, round to the very floats the f32 kernels always used:
+static_assert(static_cast<float>(0.70710678118654752) == 0.70710678118654752f &&
+              static_cast<float>(0.79788456080286536) == 0.79788456080286536f &&
+              static_cast<float>(0.044715) == 0.044715f);
 struct GeluErf {
-  __device__ __forceinline__ float operator()(float x) const {
-    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  template <class T>
+  __device__ __forceinline__ T operator()(T x) const {
+    return T(0.5) * x * (T(1) + math::Erf(x * T(0.70710678118654752)));
   }
 };
 struct GeluErfFast {
@@ -85,9 +94,10 @@ struct GeluErfFast {
   }
 };
 struct GeluTanh {
-  __device__ __forceinline__ float operator()(float x) const {
-    const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
+  template <class T>
+  __device__ __forceinline__ T operator()(T x) const {
+    const T inner = T(0.79788456080286536) * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + math::Tanh(inner));
   }
 };
 
@@ -96,7 +106,8 @@ constexpr std::string_view kX = "input 'x'";
 template <class Op, sy_dtype_t D>
 sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = Op::kOp;
-  return plugin::Guard(StrCat("cuda plugin: ", op), [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
@@ -111,7 +122,8 @@ sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
 template <sy_dtype_t D>
 sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "gelu";
-  return plugin::Guard("cuda plugin: gelu", [&]() -> sy_error_t* {
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
@@ -122,7 +134,7 @@ sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
         ReadString(call, 0, op, "approximate", approximate));
     using S = Storage<D>;
     if (approximate == "none") {
-      if constexpr (D == SY_DTYPE_F32) {
+      if constexpr (!kIsHalfLike<S>) {
         return LaunchElementwise<S, S>(GeluErf{}, *stream, call->outputs[0],
                                        {&call->inputs[0]}, op);
       } else {
@@ -142,16 +154,16 @@ sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
 
 template <class Op>
 void AddFloat(KernelList& l) {
-  l.Add(Op::kOp, DtypeList<SY_DTYPE_F32>, UnaryKernel<Op, SY_DTYPE_F32>);
-  l.Add(Op::kOp, DtypeList<SY_DTYPE_F16>, UnaryKernel<Op, SY_DTYPE_F16>);
-  l.Add(Op::kOp, DtypeList<SY_DTYPE_BF16>, UnaryKernel<Op, SY_DTYPE_BF16>);
+  ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kOp, DtypeList<D>, UnaryKernel<Op, D>);
+  });
 }
 
 template <class Op>
 void AddNumeric(KernelList& l) {
-  AddFloat<Op>(l);
-  l.Add(Op::kOp, DtypeList<SY_DTYPE_I32>, UnaryKernel<Op, SY_DTYPE_I32>);
-  l.Add(Op::kOp, DtypeList<SY_DTYPE_I64>, UnaryKernel<Op, SY_DTYPE_I64>);
+  ForEachDtype<kFloatDtypes, kIntDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kOp, DtypeList<D>, UnaryKernel<Op, D>);
+  });
 }
 
 }  // namespace
@@ -174,12 +186,12 @@ std::span<const plugin::KernelSpec> UnaryKernels() {
     AddFloat<Silu>(l);
     AddFloat<Erf>(l);
     AddFloat<Reciprocal>(l);
-    l.Add("gelu", DtypeList<SY_DTYPE_F32>, GeluKernel<SY_DTYPE_F32>);
-    l.Add("gelu", DtypeList<SY_DTYPE_F16>, GeluKernel<SY_DTYPE_F16>);
-    l.Add("gelu", DtypeList<SY_DTYPE_BF16>, GeluKernel<SY_DTYPE_BF16>);
+    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() {
+      l.Add("gelu", DtypeList<D>, GeluKernel<D>);
+    });
     return l;
   }();
   return list.specs();
 }
 
-}  // namespace sy::cuda
+}  // namespace sy::gpu
