@@ -8,6 +8,7 @@
 #include "dispatcher/base/error.h"
 #include "dispatcher/base/log.h"
 #include "dispatcher/dispatch/kernel_call.h"
+#include "dispatcher/dispatch/tuning.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/plugin_instance.h"
@@ -208,6 +209,11 @@ absl::StatusOr<Resolution> Resolve(RuntimeState& state, const BoundCall& bound,
   const BucketTable* buckets = slot->bucket_table();
   const BucketChoice* known = buckets != nullptr ? buckets->Find(bound.bucket()) : nullptr;
   if (known == nullptr) {
+    // An untuned bucket: the tuner (if any) sees it first. It may publish
+    // a verdict in a new snapshot; this call still runs this one's choice.
+    if (TuningHook* hook = state.tuning.load(std::memory_order_acquire)) {
+      hook->OnUntunedCall(bound, *slot);
+    }
     absl::StatusOr<Resolution> r = FirstTaker(state, bound, *slot, 0, {});
     if (!r.ok() || r->route == Route::kKernel) return r;
     return WithoutKernel(state, bound, r->declined);

@@ -201,6 +201,20 @@ void KernelRegistry::ClearTunedChoices(OpDef* op) {
   RepublishLocked(op);
 }
 
+void KernelRegistry::SetTuningActive(bool active) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tuning_active_ == active) return;
+  tuning_active_ = active;
+  std::vector<OpDef*> ops;
+  for (const auto& [op, table] : current_) ops.push_back(op);
+  for (OpDef* op : ops) RepublishLocked(op);
+}
+
+bool KernelRegistry::tuning_active() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tuning_active_;
+}
+
 const KernelEntry* KernelRegistry::PinnedLocked(
     const OpDef* op, const std::string& device,
     const std::vector<const KernelEntry*>& candidates) const {
@@ -267,8 +281,10 @@ void KernelRegistry::BuildSlotLocked(const OpDef* op, DispatchKey key,
       }
     }
   }
+  bool alternatives = slot.choices.size() > 1;
+  for (const KernelChoice& c : slot.choices) alternatives |= !c.kernel->variants.empty();
   slot.needs_bucket = slot.choices.front().kernel->may_decline() ||
-                      table->size() > 0;
+                      table->size() > 0 || (tuning_active_ && alternatives);
   if (table->size() > 0) {
     slot.buckets.store(table.get(), std::memory_order_relaxed);
     tables_.push_back(std::move(table));

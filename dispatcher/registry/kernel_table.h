@@ -190,6 +190,12 @@ class KernelRegistry {
   // Forgets every verdict of `op` (all keys and buckets).
   void ClearTunedChoices(OpDef* op);
 
+  // While active, every slot with more than one choice (kernels or
+  // variants) reads its bucket table, so that calls of untuned buckets
+  // reach the tuning hook (dispatch/tuning.h). Republishes every op.
+  void SetTuningActive(bool active);
+  bool tuning_active() const;
+
   // Remembers where calls of `bucket` go in `slot` of `op` (a decline
   // result). Ignored when the slot is no longer published (a plugin came or
   // went meanwhile) or its table is full.
@@ -243,6 +249,7 @@ class KernelRegistry {
   std::vector<std::unique_ptr<KernelEntry>> retired_entries_;
   absl::flat_hash_map<TunedKey, std::string> withdrawn_;  // → plugin name
   uint64_t next_sequence_ = 0;
+  bool tuning_active_ = false;
 };
 
 }  // namespace sy::core

@@ -4,6 +4,7 @@
 #ifndef SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
 #define SWITCHYARD_DISPATCHER_REGISTRY_RUNTIME_STATE_H_
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +20,8 @@
 
 namespace sy::core {
 
+class TuningHook;  // dispatch/tuning.h
+
 struct RuntimeState {
   mutable std::mutex plugins_mu;  // guards plugins and records
   std::vector<std::unique_ptr<PluginInstance>> plugins;
@@ -28,6 +31,8 @@ struct RuntimeState {
   KernelRegistry kernels;
   CallTracker calls;
   bool cpu_fallback = false;
+  // The autotuner's hook (dispatch/tuning.h), or null. Not owned.
+  std::atomic<TuningHook*> tuning{nullptr};
   // Plugin options users gave (plugin_options.h), by source; fixed when the
   // runtime is created.
   std::map<std::string, std::map<std::string, std::string>> options_from_env;
