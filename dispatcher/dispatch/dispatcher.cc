@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -11,6 +12,7 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/op_registry.h"
 #include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 namespace {
@@ -61,6 +63,32 @@ void GatherStrided(const char* base, size_t element_size,
   }
 }
 
+// A call as its trace event (trace/trace.h) names it.
+trace::CallEvent DescribeCall(const BoundCall& bound, const Resolution* resolution,
+                              const absl::Status& status) {
+  trace::CallEvent e;
+  e.op = bound.op->full_name();
+  if (resolution != nullptr) {
+    e.route = DescribeResolution(*resolution);
+    if (resolution->route == Route::kKernel) {
+      e.kernel = resolution->kernel.kernel->QualifiedName();
+      const PluginInstance* plugin = resolution->kernel.kernel->plugin;
+      e.plugin = plugin != nullptr ? plugin->name() : "";
+    }
+  }
+  if (bound.device != nullptr) e.device = bound.device->label();
+  std::vector<std::string> dtypes, shapes;
+  for (const sy_tensor_meta_t& m : bound.metas) {
+    dtypes.emplace_back(DTypeName(m.dtype));
+    shapes.push_back(absl::StrCat(
+        "[", absl::StrJoin(absl::MakeConstSpan(m.shape, m.ndim), ", "), "]"));
+  }
+  e.dtypes = absl::StrJoin(dtypes, ", ");
+  e.shapes = absl::StrJoin(shapes, ", ");
+  if (!status.ok()) e.error = std::string(status.message());
+  return e;
+}
+
 }  // namespace
 
 absl::StatusOr<OpHandle> Dispatcher::FindOp(absl::string_view name) const {
@@ -81,6 +109,25 @@ absl::StatusOr<OpHandle> Dispatcher::FindOp(absl::string_view name) const {
 }
 
 absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
+  if (!trace::Enabled()) return ExecuteUntraced(op, args, nullptr);
+  // Traced: one event per call, with the kernel's device time.
+  const int64_t start = trace::NowNs();
+  trace::DeviceTime device_time;
+  trace::DeviceTime* outer = std::exchange(TracedDeviceTime(), &device_time);
+  TracedCall traced;
+  absl::Status status = ExecuteUntraced(op, args, &traced);
+  TracedDeviceTime() = outer;
+  if (traced.described) {
+    traced.event.start_ns = start;
+    traced.event.end_ns = trace::NowNs();
+    traced.event.device_time = std::move(device_time);
+    trace::RecordCall(std::move(traced.event));
+  }
+  return status;
+}
+
+absl::Status Dispatcher::ExecuteUntraced(OpHandle op, const CallArgs& args,
+                                         TracedCall* traced) {
   if (absl::Status status = CheckOp(op); !status.ok()) return status;
   const OpDef& def = *op.def();
   CallTracker::Scope in_flight(state_->calls);
@@ -88,24 +135,33 @@ absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
   absl::Status status =
       BindCall(def, args.inputs, args.attrs, args.list_sizes, bound);
   if (!status.ok()) return status;
+  const Resolution* resolved = nullptr;
+  // From here every return describes the call for a trace.
+  auto done = [&](absl::Status result) {
+    if (traced != nullptr) {
+      traced->event = DescribeCall(bound, resolved, result);
+      traced->described = true;
+    }
+    return result;
+  };
   if (args.produced == nullptr && args.outputs.size() != bound.outputs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return done(absl::InvalidArgumentError(absl::StrCat(
         def.full_name(), ": produces ", bound.outputs.size(),
-        " output(s) but ", args.outputs.size(), " were passed"));
+        " output(s) but ", args.outputs.size(), " were passed")));
   }
   absl::StatusOr<Resolution> resolution = Resolve(*state_, bound, args.route);
-  if (!resolution.ok()) return resolution.status();
+  if (!resolution.ok()) return done(resolution.status());
+  resolved = &*resolution;
   if (CallInterceptor* interceptor = ActiveInterceptor()) {
     absl::StatusOr<TensorList> recorded =
         interceptor->Record(bound, *resolution, args.outputs);
-    if (!recorded.ok()) return recorded.status();
+    if (!recorded.ok()) return done(recorded.status());
     if (args.produced != nullptr) {
       for (Tensor& t : *recorded) args.produced->push_back(std::move(t));
     }
-    return absl::OkStatus();
+    return done(absl::OkStatus());
   }
-  return RunResolved(*this, bound, *std::move(resolution), args.outputs,
-                     args.produced);
+  return done(RunResolved(*this, bound, *resolution, args.outputs, args.produced));
 }
 
 absl::StatusOr<std::vector<Tensor>> Dispatcher::Call(

@@ -27,6 +27,7 @@
 #include "dispatcher/memory/device.h"
 #include "dispatcher/memory/tensor.h"
 #include "dispatcher/registry/runtime_state.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 
@@ -141,6 +142,14 @@ class Dispatcher {
   const RuntimeState& state() const { return *state_; }
 
  private:
+  // What a traced call leaves for its trace event (trace/trace.h).
+  struct TracedCall {
+    bool described = false;
+    trace::CallEvent event;
+  };
+  absl::Status ExecuteUntraced(OpHandle op, const CallArgs& args,
+                               TracedCall* traced);
+
   RuntimeState* state_;
 };
 

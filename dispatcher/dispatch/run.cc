@@ -1,6 +1,8 @@
 #include "dispatcher/dispatch/run.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -47,6 +49,59 @@ bool MayOverlapItself(const Tensor& t) {
   return false;
 }
 
+// DLPack's kDLCPU: the host device, whose kernels run synchronously.
+constexpr int32_t kDlpackCpu = 1;
+
+// Two events around a kernel on an asynchronous device, for a trace: the
+// resolver waits for the end, reads the time and destroys both. Failing to
+// make or record them costs the trace this call's device time, nothing else.
+class DeviceSpan {
+ public:
+  explicit DeviceSpan(const Device& device)
+      : device_(device), api_(device.type().api()) {}
+  ~DeviceSpan() {
+    if (start_ != nullptr) Destroy(api_.event_destroy(api_.device_data, start_));
+    if (end_ != nullptr) Destroy(api_.event_destroy(api_.device_data, end_));
+  }
+
+  bool Begin() {
+    return Ok(api_.event_create(api_.device_data, device_.index(), &start_)) &&
+           Ok(api_.event_create(api_.device_data, device_.index(), &end_)) &&
+           Ok(api_.event_record(api_.device_data, start_, device_.stream()));
+  }
+
+  // The resolver; the span gives its events up to it.
+  trace::DeviceTime Finish() {
+    if (!Ok(api_.event_record(api_.device_data, end_, device_.stream()))) return {};
+    const sy_device_api_t* api = &api_;
+    sy_event_t start = std::exchange(start_, nullptr);
+    sy_event_t end = std::exchange(end_, nullptr);
+    return [api, start, end]() -> float {
+      float ms = -1;
+      if (!Ok(api->event_synchronize(api->device_data, end)) ||
+          !Ok(api->event_elapsed_ms(api->device_data, start, end, &ms))) {
+        ms = -1;
+      }
+      Destroy(api->event_destroy(api->device_data, start));
+      Destroy(api->event_destroy(api->device_data, end));
+      return ms;
+    };
+  }
+
+ private:
+  static bool Ok(sy_error_t* error) {
+    if (error == nullptr) return true;
+    DestroyError(error);
+    return false;
+  }
+  static void Destroy(sy_error_t* error) { Ok(error); }
+
+  const Device& device_;
+  const sy_device_api_t& api_;
+  sy_event_t start_ = nullptr;
+  sy_event_t end_ = nullptr;
+};
+
 // Runs one kernel choice into `outputs`. A decline comes back as Aborted
 // with the kernel's reason.
 absl::Status RunKernel(const BoundCall& bound, const KernelChoice& choice,
@@ -54,7 +109,14 @@ absl::Status RunKernel(const BoundCall& bound, const KernelChoice& choice,
   KernelCallFrame frame(bound, outputs, choice);
   sy_call_context_t workspace(*bound.device);
   frame.call().host_call = &workspace;
+  std::optional<DeviceSpan> span;
+  if (trace::Enabled() && TracedDeviceTime() != nullptr &&
+      bound.device->dl_device().device_type != kDlpackCpu) {
+    span.emplace(*bound.device);
+    if (!span->Begin()) span.reset();
+  }
   sy_error_t* error = choice.kernel->fn(&frame.call());
+  if (span.has_value() && error == nullptr) *TracedDeviceTime() = span->Finish();
   if (error == nullptr) return absl::OkStatus();
   if (error->code == SY_STATUS_KERNEL_DECLINED) {
     absl::Status declined = absl::AbortedError(
@@ -104,6 +166,11 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
 }
 
 }  // namespace
+
+trace::DeviceTime*& TracedDeviceTime() {
+  thread_local trace::DeviceTime* slot = nullptr;
+  return slot;
+}
 
 absl::Status CheckOutput(const BoundCall& bound, int i, const Tensor& out) {
   const OpDef& op = *bound.op;

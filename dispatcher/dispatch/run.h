@@ -10,6 +10,7 @@
 #include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/dispatch/resolve.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 
@@ -23,6 +24,11 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
                          Resolution resolution,
                          absl::Span<const Tensor* const> provided,
                          TensorList* produced);
+
+// While a trace is recorded (trace/trace.h), the kernel route stores the
+// kernel's device time here, for the call's event; set by Execute around
+// each call (thread-local, so nested calls keep their own).
+trace::DeviceTime*& TracedDeviceTime();
 
 // Checks a caller-provided output against what the op produces.
 absl::Status CheckOutput(const BoundCall& bound, int index, const Tensor& out);

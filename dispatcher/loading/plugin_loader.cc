@@ -18,6 +18,7 @@
 #include "dispatcher/loading/plugin_library.h"
 #include "dispatcher/loading/plugin_security.h"
 #include "dispatcher/loading/registration_session.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 namespace {
@@ -193,8 +194,11 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
   state.plugins.push_back(std::move(plugin));
 }
 
-// Appends the record and logs it: failures of discovered plugins warn.
+// Appends the record, logs it (failures of discovered plugins warn) and
+// traces it.
 void Keep(RuntimeState& state, LoadRecord record) {
+  trace::RecordPluginLoad(record.name, LoadOutcomeName(record.outcome),
+                          record.reason, record.load_ms);
   if (record.outcome == LoadOutcome::kFailed) {
     Log(record.requested ? LogLevel::kError : LogLevel::kWarning,
         DescribeLoadRecord(record));

@@ -141,6 +141,12 @@ absl::StatusOr<std::vector<PluginOptionValue>> ResolveOptions(
     value.source = "default";
     values.push_back(std::move(value));
   }
+  // Sources by the name the load record shows, and how messages say them.
+  auto phrase = [](absl::string_view source) -> std::string {
+    if (source == "manifest") return "the manifest";
+    if (source == "context") return "the context's plugin options";
+    return std::string(source);
+  };
   auto apply = [&](const std::map<std::string, std::string>* given,
                    const char* source) -> absl::Status {
     if (given == nullptr) return absl::OkStatus();
@@ -149,7 +155,7 @@ absl::StatusOr<std::vector<PluginOptionValue>> ResolveOptions(
                              [&](const PluginOptionValue& v) { return v.decl.name == key; });
       if (it == values.end()) {
         return absl::InvalidArgumentError(absl::StrCat(
-            source, " sets option '", key, "' of plugin '", plugin,
+            phrase(source), " sets option '", key, "' of plugin '", plugin,
             "', which the plugin does not declare; ", Describe(decls)));
       }
       it->text = text;
@@ -161,19 +167,17 @@ absl::StatusOr<std::vector<PluginOptionValue>> ResolveOptions(
     auto it = texts.find(std::string(plugin));
     return it == texts.end() ? nullptr : &it->second;
   };
-  if (absl::Status s = apply(&manifest, "the manifest"); !s.ok()) return s;
+  if (absl::Status s = apply(&manifest, "manifest"); !s.ok()) return s;
   if (absl::Status s = apply(find(environment), "SWITCHYARD_PLUGIN_OPTIONS"); !s.ok()) return s;
-  if (absl::Status s = apply(find(context), "the context's plugin options"); !s.ok()) return s;
+  if (absl::Status s = apply(find(context), "context"); !s.ok()) return s;
   for (PluginOptionValue& value : values) {
     if (!ParseValue(value.decl.type, value.text, value)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          value.source, " sets option '", value.decl.name, "' of plugin '",
+          phrase(value.source), " sets option '", value.decl.name, "' of plugin '",
           plugin, "' to \"", value.text, "\", which is not a valid ",
           OptionTypeName(value.decl.type),
           value.decl.help.empty() ? "" : absl::StrCat(" (", value.decl.help, ")")));
     }
-    if (value.source == "the manifest") value.source = "manifest";
-    if (value.source == "the context's plugin options") value.source = "context";
   }
   return values;
 }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dispatcher/base/log.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 namespace {
@@ -54,6 +55,9 @@ absl::StatusOr<MemoryBlock> CachingAllocator::Allocate(size_t size) {
     stats_.allocated_bytes += block.size;
     stats_.peak_allocated_bytes =
         std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+    if (trace::Enabled()) {
+      trace::RecordAllocation(label_, block.size, stats_.allocated_bytes, false);
+    }
     return block;
   }
   absl::StatusOr<void*> ptr = raw_allocate_(rounded);
@@ -73,6 +77,9 @@ absl::StatusOr<MemoryBlock> CachingAllocator::Allocate(size_t size) {
   stats_.allocated_bytes += rounded;
   stats_.peak_allocated_bytes =
       std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  if (trace::Enabled()) {
+    trace::RecordAllocation(label_, rounded, stats_.allocated_bytes, true);
+  }
   return MemoryBlock{*ptr, rounded};
 }
 
@@ -81,6 +88,9 @@ void CachingAllocator::Free(MemoryBlock block) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.allocated_bytes -= block.size;
   cached_.emplace(block.size, block.ptr);
+  if (trace::Enabled()) {
+    trace::RecordAllocation(label_, block.size, stats_.allocated_bytes, false);
+  }
 }
 
 absl::Status CachingAllocator::EmptyCache() {

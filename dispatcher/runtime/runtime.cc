@@ -13,12 +13,14 @@
 #include "dispatcher/base/log.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/dispatch/view_ops.h"
+#include "dispatcher/trace/trace.h"
 
 namespace sy::core {
 Runtime::Runtime(std::unique_ptr<RuntimeState> state)
     : Dispatcher(*state), owned_state_(std::move(state)) {}
 
 Runtime::~Runtime() {
+  trace::Flush();  // pending device times hold events of this runtime's devices
   int64_t live = 0;
   {
     std::lock_guard<std::mutex> lock(state().plugins_mu);
@@ -35,6 +37,7 @@ Runtime::~Runtime() {
 }
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
+  trace::StartFromEnvironment();
   std::unique_ptr<Runtime> runtime(new Runtime(std::make_unique<RuntimeState>()));
   RuntimeState& state = runtime->state();
   state.cpu_fallback = options.cpu_fallback.has_value()
@@ -69,6 +72,8 @@ absl::Status Runtime::LoadPlugin(const std::string& manifest_path) {
 }
 
 absl::Status Runtime::UnloadPlugin(absl::string_view name) {
+  // Pending device times of a trace hold the plugin's events.
+  trace::Flush();
   return sy::core::UnloadPlugin(state(), name);
 }
 
