@@ -1,8 +1,15 @@
-# CPack: `cpack -G DEB` in a build folder makes switchyard_<version>_<arch>.deb
-# from the install rules (cmake/SwitchyardInstall.cmake), installed under
-# /usr. Runtime dependencies come from dpkg-shlibdeps, so they are exactly
-# the Debian libraries the binaries link (Abseil, Boost.Filesystem, OpenSSL,
-# and oneDNN when the onednn plugin was built).
+# CPack: `cpack -G DEB` in a build folder makes one package per install
+# component (cmake/SwitchyardInstall.cmake), installed under /usr:
+#   switchyard_<version>_<arch>.deb        the library, CLI, headers, SDK,
+#                                          Python package and the plugins
+#                                          without heavy dependencies (cpu,
+#                                          vulkan, rocm: they dlopen theirs)
+#   switchyard-plugin-onednn_….deb          the onednn plugin (libdnnl)
+#   switchyard-plugin-cuda_….deb            the cuda plugin (CUDA libraries)
+# so a machine without CUDA installs Switchyard without a plugin that would
+# find no libraries. Runtime dependencies come from dpkg-shlibdeps, so they
+# are exactly the Debian libraries the binaries link; each plugin package
+# depends on the exact switchyard version it was built with.
 set(CPACK_PACKAGE_NAME switchyard)
 set(CPACK_PACKAGE_VENDOR "The Switchyard developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
@@ -12,6 +19,32 @@ set(CPACK_PACKAGE_CONTACT "switchyard@example.org")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+# Everything installed without a component is the main package.
+set(CPACK_DEBIAN_UNSPECIFIED_PACKAGE_NAME switchyard)
+set(CPACK_DEBIAN_UNSPECIFIED_FILE_NAME DEB-DEFAULT)
+set(plugin_depends "switchyard (= ${PROJECT_VERSION})")
+if(TARGET onednn)
+  set(CPACK_DEBIAN_PLUGIN-ONEDNN_PACKAGE_NAME switchyard-plugin-onednn)
+  set(CPACK_DEBIAN_PLUGIN-ONEDNN_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PLUGIN-ONEDNN_PACKAGE_DEPENDS "${plugin_depends}")
+  set(CPACK_COMPONENT_PLUGIN-ONEDNN_DESCRIPTION
+      "Switchyard plugin: oneDNN kernels for the cpu device")
+endif()
+if(TARGET cuda)
+  # cuBLASLt comes from NVIDIA's CUDA packages (not Debian's), which
+  # dpkg-shlibdeps cannot name: the dependency is written out. cuDNN is
+  # dlopened and only recommended (without it conv2d and attention are not
+  # registered, and the load record says so).
+  set(CPACK_DEBIAN_PLUGIN-CUDA_PACKAGE_NAME switchyard-plugin-cuda)
+  set(CPACK_DEBIAN_PLUGIN-CUDA_FILE_NAME DEB-DEFAULT)
+  set(CPACK_DEBIAN_PLUGIN-CUDA_PACKAGE_DEPENDS
+      "${plugin_depends}, libcublas-13-0 | cuda-libraries-13-0")
+  set(CPACK_DEBIAN_PLUGIN-CUDA_PACKAGE_RECOMMENDS "libcudnn9-cuda-13")
+  set(CPACK_DEBIAN_PLUGIN-CUDA_PACKAGE_SHLIBDEPS OFF)
+  set(CPACK_COMPONENT_PLUGIN-CUDA_DESCRIPTION
+      "Switchyard plugin: NVIDIA GPUs through CUDA, cuBLASLt and cuDNN")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # A plugin built against the CUDA toolkit links libraries from

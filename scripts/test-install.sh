@@ -6,8 +6,9 @@
 #      in order, against that prefix — the out-of-tree template plugin built
 #      from the installed SDK alone, loaded, and run through conformance;
 #   3. the Python package from the prefix;
-#   4. `cpack -G DEB`, then the .deb installed (as root; else unpacked) and
-#      `switchyard info` finding its plugins.
+#   4. `cpack -G DEB`, then the .debs (the main one, and the plugins with
+#      heavy dependencies in packages of their own) installed (as root;
+#      else unpacked) and `switchyard info` finding their plugins.
 #   scripts/test-install.sh [BUILD_DIR]   (default build/release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,17 +47,39 @@ assert sy.__file__.startswith(__import__("os").environ["SWITCHYARD_PREFIX"]), sy
 print("python: gelu from", sy.__file__, "matches the float64 reference")
 PY
 
-echo "=== install: the .deb"
+echo "=== install: the .debs"
 (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log")
 deb=$(ls "$work"/deb/switchyard_*.deb)
+ls "$work"/deb/*.deb
 dpkg-deb --info "$deb" >"$work/deb-info.txt"
 grep -E "Package|Version|Depends" "$work/deb-info.txt"
+# Plugins with heavy dependencies are packages of their own.
+if dpkg-deb --contents "$deb" | grep -E "plugins/(libswitchyard_)?(cuda|onednn)" ; then
+  echo "the main package must not carry the cuda or onednn plugin" >&2
+  exit 1
+fi
+dpkg-deb --contents "$deb" | grep -q "usr/share/doc/switchyard/copyright"
+onednn_deb=$(ls "$work"/deb/switchyard-plugin-onednn_*.deb 2>/dev/null || true)
+if [[ -n $onednn_deb ]]; then
+  dpkg-deb --info "$onednn_deb" | grep -E "Package|Depends"
+fi
 if [[ $(id -u) -eq 0 ]] && command -v dpkg >/dev/null; then
   dpkg -i "$deb" >/dev/null
-  trap 'dpkg -P switchyard >/dev/null || true; rm -rf "$work"' EXIT
-  env -u SWITCHYARD_PREFIX switchyard info >"$work/info.txt"
+  trap 'dpkg -P switchyard-plugin-onednn switchyard >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  env -u SWITCHYARD_PREFIX switchyard info >"$work/info.txt" 2>"$work/info-stderr.txt"
   sed -n '1,6p' "$work/info.txt"
   grep -q "plugin 'cpu' (/usr/lib/switchyard/plugins/cpu.json): loaded" "$work/info.txt"
+  # No cuda plugin installed, so no word about CUDA on a machine without it.
+  if grep -qi "cuda" "$work/info-stderr.txt"; then
+    echo "switchyard info warned about CUDA without the cuda plugin:" >&2
+    cat "$work/info-stderr.txt" >&2
+    exit 1
+  fi
+  if [[ -n $onednn_deb ]]; then
+    dpkg -i "$onednn_deb" >/dev/null
+    env -u SWITCHYARD_PREFIX switchyard info >"$work/info.txt"
+    grep -q "plugin 'onednn' (/usr/lib/switchyard/plugins/onednn.json): loaded" "$work/info.txt"
+  fi
 else
   echo "(not root: unpacking instead of installing)"
   dpkg-deb -x "$deb" "$work/root"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "dispatcher/base/env.h"
 
 namespace sy::core {
@@ -24,18 +25,19 @@ LogSink& Sink() {
   return sink;
 }
 
+// Mirrors g_level >= debug, so that the call path reads one bool.
+std::atomic<bool> g_debug{false};
+
 LogLevel LevelFromEnvironment() {
   std::optional<std::string> value = GetEnv("SWITCHYARD_LOG");
   if (!value) return LogLevel::kWarning;
-  std::string v = absl::AsciiStrToLower(*value);
-  if (v == "off" || v == "none") return LogLevel::kOff;
-  if (v == "error") return LogLevel::kError;
-  if (v == "info") return LogLevel::kInfo;
-  if (v == "debug" || v == "trace") return LogLevel::kDebug;
-  return LogLevel::kWarning;
+  absl::StatusOr<LogLevel> level = ParseLogLevel(*value);
+  return level.ok() ? *level : LogLevel::kWarning;
 }
 
-const char* LevelName(LogLevel level) {
+}  // namespace
+
+const char* LogLevelName(LogLevel level) {
   switch (level) {
     case LogLevel::kError: return "error";
     case LogLevel::kWarning: return "warning";
@@ -45,19 +47,37 @@ const char* LevelName(LogLevel level) {
   }
 }
 
-}  // namespace
+absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view name) {
+  const std::string v = absl::AsciiStrToLower(name);
+  if (v == "off" || v == "none") return LogLevel::kOff;
+  if (v == "error") return LogLevel::kError;
+  if (v == "warning" || v == "warn") return LogLevel::kWarning;
+  if (v == "info") return LogLevel::kInfo;
+  if (v == "debug" || v == "trace") return LogLevel::kDebug;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown log level '", name, "'; the levels are off, error, warning, "
+      "info, debug"));
+}
+
+bool DebugLogging() {
+  if (g_level.load(std::memory_order_relaxed) == kUnset) GetLogLevel();
+  return g_debug.load(std::memory_order_relaxed);
+}
 
 LogLevel GetLogLevel() {
   int level = g_level.load(std::memory_order_relaxed);
   if (level == kUnset) {
     level = static_cast<int>(LevelFromEnvironment());
     g_level.store(level, std::memory_order_relaxed);
+    g_debug.store(level >= static_cast<int>(LogLevel::kDebug),
+                  std::memory_order_relaxed);
   }
   return static_cast<LogLevel>(level);
 }
 
 void SetLogLevel(LogLevel level) {
   g_level.store(static_cast<int>(level), std::memory_order_relaxed);
+  g_debug.store(level == LogLevel::kDebug, std::memory_order_relaxed);
 }
 
 void Log(LogLevel level, absl::string_view message) {
@@ -70,7 +90,7 @@ void Log(LogLevel level, absl::string_view message) {
     Sink()(level, message);
     return;
   }
-  std::fprintf(stderr, "switchyard[%s]: %.*s\n", LevelName(level),
+  std::fprintf(stderr, "switchyard[%s]: %.*s\n", LogLevelName(level),
                static_cast<int>(message.size()), message.data());
 }
 

@@ -5,6 +5,8 @@
 #define SWITCHYARD_DISPATCHER_BASE_LOG_H_
 
 #include <functional>
+
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace sy::core {
@@ -14,6 +16,17 @@ enum class LogLevel { kOff = -1, kError = 0, kWarning = 1, kInfo = 2, kDebug = 3
 // The current threshold; read from SWITCHYARD_LOG on first use.
 LogLevel GetLogLevel();
 void SetLogLevel(LogLevel level);
+
+// True at level debug: the dispatcher then logs each call's resolution.
+// One relaxed load.
+bool DebugLogging();
+
+// "off", "error", "warning", "info", "debug".
+const char* LogLevelName(LogLevel level);
+
+// The level a name stands for (case-insensitive; "none" = off, "warn" =
+// warning, "trace" = debug). InvalidArgument listing the levels otherwise.
+absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view name);
 
 // Writes "switchyard[<level>]: <message>" when `level` passes the threshold.
 // Thread-safe; lines never interleave.

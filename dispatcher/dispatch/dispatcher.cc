@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dispatcher/base/log.h"
 #include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/run.h"
 #include "dispatcher/ops/dtype.h"
@@ -109,15 +110,25 @@ absl::StatusOr<OpHandle> Dispatcher::FindOp(absl::string_view name) const {
 }
 
 absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
-  if (!trace::Enabled()) return ExecuteUntraced(op, args, nullptr);
-  // Traced: one event per call, with the kernel's device time.
+  if (!trace::Enabled() && !DebugLogging()) {
+    return ExecuteUntraced(op, args, nullptr);
+  }
+  // Traced (one event per call, with the kernel's device time) or logged
+  // at debug level (a line per call with its resolution).
   const int64_t start = trace::NowNs();
   trace::DeviceTime device_time;
   trace::DeviceTime* outer = std::exchange(TracedDeviceTime(), &device_time);
   TracedCall traced;
   absl::Status status = ExecuteUntraced(op, args, &traced);
   TracedDeviceTime() = outer;
-  if (traced.described) {
+  if (traced.described && DebugLogging()) {
+    const trace::CallEvent& e = traced.event;
+    Log(LogLevel::kDebug,
+        absl::StrCat(e.op, " on ", e.device, " (", e.dtypes, "; ", e.shapes,
+                     "): ", e.route.empty() ? "unresolved" : e.route,
+                     e.error.empty() ? "" : absl::StrCat(" — failed: ", e.error)));
+  }
+  if (traced.described && trace::Enabled()) {
     traced.event.start_ns = start;
     traced.event.end_ns = trace::NowNs();
     traced.event.device_time = std::move(device_time);

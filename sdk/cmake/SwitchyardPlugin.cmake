@@ -4,7 +4,8 @@
 #                       [LIBRARIES lib…]
 #                       [OUTPUT_DIRECTORY dir]
 #                       [PIN_SHA256]
-#                       [INSTALL [INSTALL_DESTINATION dir]])
+#                       [INSTALL [INSTALL_DESTINATION dir]
+#                                [INSTALL_COMPONENT component]])
 #
 # Builds plugin NAME as a MODULE library libswitchyard_NAME.so, as every
 # plugin must be built: hidden visibility, a version script that exports only
@@ -14,7 +15,9 @@
 # loader refuses a library that does not match.
 #
 # INSTALL adds install rules for the library and its manifest, side by side
-# in INSTALL_DESTINATION (default: SWITCHYARD_INSTALL_PLUGINDIR, else
+# (in the install component INSTALL_COMPONENT when given: a package of its
+# own, as for plugins with heavy dependencies) in INSTALL_DESTINATION
+# (default: SWITCHYARD_INSTALL_PLUGINDIR, else
 # <libdir>/switchyard/plugins — where a Switchyard installed in the same
 # prefix looks; from another prefix, add the folder to SWITCHYARD_PLUGIN_PATH).
 #
@@ -61,7 +64,8 @@ set(SWITCHYARD_GPU_HOST_SOURCES ${_sy_gpu_host} CACHE INTERNAL "")
 set(SWITCHYARD_GPU_KERNEL_SOURCES ${_sy_gpu_kernels} CACHE INTERNAL "")
 
 function(switchyard_add_plugin NAME)
-  cmake_parse_arguments(ARG "PIN_SHA256;INSTALL" "OUTPUT_DIRECTORY;INSTALL_DESTINATION"
+  cmake_parse_arguments(ARG "PIN_SHA256;INSTALL"
+                        "OUTPUT_DIRECTORY;INSTALL_DESTINATION;INSTALL_COMPONENT"
                         "SOURCES;DEVICE_TYPES;LIBRARIES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "switchyard_add_plugin(${NAME}): SOURCES is required")
@@ -121,8 +125,12 @@ function(switchyard_add_plugin NAME)
     endif()
     # PROGRAMS, not install(TARGETS): the bytes must stay those the manifest
     # may pin by SHA-256, so no RPATH rewriting on the way.
-    install(PROGRAMS $<TARGET_FILE:${NAME}> DESTINATION ${destination})
-    install(FILES ${out_dir}/${NAME}.json DESTINATION ${destination})
+    set(component)
+    if(ARG_INSTALL_COMPONENT)
+      set(component COMPONENT ${ARG_INSTALL_COMPONENT})
+    endif()
+    install(PROGRAMS $<TARGET_FILE:${NAME}> DESTINATION ${destination} ${component})
+    install(FILES ${out_dir}/${NAME}.json DESTINATION ${destination} ${component})
   endif()
 endfunction()
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dispatcher/base/log.h"
 #include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/trace/trace.h"
@@ -177,6 +178,23 @@ TEST_F(SeamsTest, ATraceHasOneEventPerCallAndExplainEqualsWhatRanOnEveryRoute) {
   for (const nlohmann::json& e : calls) inner |= e["name"] == "matmul";
   EXPECT_TRUE(inner);
   std::filesystem::remove(path);
+}
+
+TEST_F(SeamsTest, DebugLoggingSaysHowEachCallResolved) {
+  std::vector<std::string> lines;
+  SetLogSink([&](LogLevel, absl::string_view line) { lines.emplace_back(line); });
+  const LogLevel before = GetLogLevel();
+  SetLogLevel(*ParseLogLevel("DEBUG"));
+  const Tensor x = Ones({2, 3});
+  EXPECT_TRUE(runtime_->Call(Op("exp"), {x}).ok());
+  SetLogLevel(before);
+  SetLogSink(nullptr);
+  EXPECT_THAT(lines, ::testing::Contains(
+                         "exp on cpu:0 (f32; [2, 3]): kernel cpu::exp.f32 (priority)"));
+  EXPECT_EQ(ParseLogLevel("loud").status().message(),
+            "unknown log level 'loud'; the levels are off, error, warning, "
+            "info, debug");
+  EXPECT_EQ(*ParseLogLevel("warn"), LogLevel::kWarning);
 }
 
 TEST(Trace, RefusesBadStartsAndRecordsNothingWhileOff) {
