@@ -236,7 +236,9 @@ typedef struct sy_attr_t {
  * the first index of schema tensor argument k, with
  * input_offsets[num_tensor_args] == num_inputs, so an omitted optional
  * tensor spans zero entries) and `attrs`; the function writes `num_outputs`
- * metas, or returns an error that names the offending argument.
+ * metas, or returns an error that names the offending argument. It must be
+ * a pure function of its inputs' metas and its attributes: the host may
+ * reuse an earlier answer for a call with equal ones (since 1.1).
  * Since: 1.0. */
 typedef struct sy_shape_call_t {
   size_t struct_size;
