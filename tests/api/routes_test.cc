@@ -80,7 +80,8 @@ TEST_F(RoutesTest, PinChangesWhatRunsAndUnpinRestoresIt) {
   ASSERT_EQ(sy_op_pin_kernel(add, "cpu", "add.Tensor.f32.f32"), SY_STATUS_OK)
       << sy_last_error_message();
   EXPECT_EQ(Explain(args), "kernel cpu::add.Tensor.f32.f32 (pinned)");
-  const sy_kernel_info_t* pinned = Find(Kernels(add), "cpu::add.Tensor.f32.f32");
+  const std::vector<sy_kernel_info_t> kernels = Kernels(add);
+  const sy_kernel_info_t* pinned = Find(kernels, "cpu::add.Tensor.f32.f32");
   ASSERT_NE(pinned, nullptr);
   EXPECT_EQ(std::string(pinned->chosen_because), "pinned");
   ASSERT_EQ(sy_op_unpin_kernel(add, "cpu"), SY_STATUS_OK);

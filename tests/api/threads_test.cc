@@ -166,8 +166,8 @@ TEST(ThreadsDestroyTest, HandlesMadeDuringDestructionNeverSurvive) {
   for (int round = 0; round < 10; ++round) {
     sy_context_t context = MakeContext();
     sy_device_handle_t cpu = Cpu(context);
-    std::atomic<int> other{0};
-    std::vector<std::vector<sy_tensor_t>> made(3);
+    std::atomic<int> other{0}, count{0};
+    std::vector<std::vector<sy_tensor_t>> made(3);  // each thread its own
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) {
       threads.emplace_back([&, t] {
@@ -177,6 +177,7 @@ TEST(ThreadsDestroyTest, HandlesMadeDuringDestructionNeverSurvive) {
           const sy_status_code_t s = sy_tensor_empty(cpu, SY_DTYPE_F32, shape, 1, &x);
           if (s == SY_STATUS_OK) {
             made[t].push_back(x);
+            count++;
             continue;
           }
           if (s != SY_STATUS_INVALID_ARGUMENT && s != SY_STATUS_FAILED_PRECONDITION) {
@@ -186,7 +187,7 @@ TEST(ThreadsDestroyTest, HandlesMadeDuringDestructionNeverSurvive) {
         }
       });
     }
-    while (made[0].size() + made[1].size() + made[2].size() < 30) std::this_thread::yield();
+    while (count < 30) std::this_thread::yield();
     ASSERT_EQ(sy_context_destroy(context), SY_STATUS_OK);
     for (auto& thread : threads) thread.join();
     EXPECT_EQ(other, 0);
