@@ -206,8 +206,7 @@ absl::StatusOr<Tensor> Copy(Runtime& runtime, Device& device,
 
 absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode,
                     sy_tensor_t* out_tensor) {
-  absl::StatusOr<std::shared_ptr<ContextState>> state =
-      HandleTable::Instance().FindContext(Token(context), "context");
+  absl::StatusOr<ContextState*> state = ContextOf(context);
   if (!state.ok()) return state.status();
   if (absl::Status s = CheckNotNull(managed, "managed"); !s.ok()) return s;
   if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
@@ -222,8 +221,8 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
   // One of our own exports, from this context: the same tensor again.
   if (managed->deleter == &DeleteExported && mode != SY_DLPACK_COPY) {
     auto* exported = static_cast<ExportedTensor*>(managed->manager_ctx);
-    if (exported->context == *state) {
-      absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, exported->tensor);
+    if (exported->context.get() == *state) {
+      absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, exported->tensor);
       if (!handle.ok()) return handle.status();
       managed->deleter(managed);
       *out_tensor = *handle;
@@ -243,7 +242,7 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
       auto armed = std::make_shared<std::atomic<bool>>(false);
       absl::StatusOr<Tensor> shared = Share(**device, managed, *layout, armed);
       if (shared.ok()) {
-        absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, *shared);
+        absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, *shared);
         if (!handle.ok()) return handle.status();
         armed->store(true, std::memory_order_release);
         *out_tensor = *handle;
@@ -260,7 +259,7 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
   }
   absl::StatusOr<Tensor> copy = Copy(runtime, **device, dl, *layout);
   if (!copy.ok()) return copy.status();
-  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, *copy);
+  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, *copy);
   if (!handle.ok()) return handle.status();
   if (managed->deleter != nullptr) managed->deleter(managed);
   *out_tensor = *handle;

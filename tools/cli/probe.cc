@@ -8,17 +8,13 @@
 
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "dispatcher/loading/manifest.h"
-#include "dispatcher/runtime/runtime.h"
 
 extern char** environ;
 
 namespace sy::cli {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // How a child ended; `timed_out` when it was killed for taking too long.
@@ -91,32 +87,25 @@ std::string Verdict(const ChildEnd& end, double timeout_s) {
 
 }  // namespace
 
-std::vector<LoadRecord> ProbePlugins(const LoaderOptions& options, double timeout_s) {
-  std::vector<LoadRecord> refused;
-  for (const std::string& manifest : DiscoverManifests(options)) {
-    const std::string reason = Verdict(RunChild(manifest, timeout_s), timeout_s);
-    if (reason.empty()) continue;
-    LoadRecord record;
-    absl::StatusOr<Manifest> parsed = ReadManifest(manifest);
-    record.name = parsed.ok() ? parsed->name
-                              : std::filesystem::path(manifest).stem().string();
-    record.manifest_path = manifest;
-    if (parsed.ok()) record.library_path = parsed->library_path;
-    record.outcome = LoadOutcome::kFailed;
-    record.stage = LoadStage::kProbe;
-    record.reason = reason;
-    refused.push_back(std::move(record));
+std::vector<sy::ContextOptions::Refusal> ProbePlugins(const sy::ContextOptions& options,
+                                                      double timeout_s) {
+  std::vector<sy::ContextOptions::Refusal> refused;
+  sy::Result<std::vector<std::string>> manifests = sy::DiscoverPlugins(options);
+  if (!manifests.ok()) return refused;  // the context's creation says why
+  for (const std::string& manifest : *manifests) {
+    std::string reason = Verdict(RunChild(manifest, timeout_s), timeout_s);
+    if (!reason.empty()) refused.push_back({manifest, std::move(reason)});
   }
   return refused;
 }
 
 int RunProbeChild(const std::string& manifest_path) {
-  RuntimeOptions options;
-  options.loader.search_paths = {manifest_path};
-  options.loader.use_environment = false;
-  options.loader.use_default_path = false;
+  sy::ContextOptions options;
+  options.plugin_paths = {manifest_path};
+  options.use_environment = false;
+  options.use_default_path = false;
   // Success or a recorded failure: either way this process survived.
-  (void)Runtime::Create(options);
+  (void)sy::Context::Create(options);
   return 0;
 }
 

@@ -8,20 +8,20 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/registry/load_record.h"
-#include "dispatcher/loading/plugin_loader.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::cli {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // The hidden subcommand a probe child runs: `switchyard probe-plugin PATH`.
 inline constexpr const char* kProbeCommand = "probe-plugin";
 
-// Probes every manifest `options` would load, each in a child running this
-// executable's `probe-plugin`, and returns the records of those that did not
-// survive (stage kProbe), ready for LoaderOptions::refused. A child gets
+// Probes every manifest `options` would load (sy::DiscoverPlugins), each in
+// a child running this executable's `probe-plugin`, and returns those that
+// did not survive with the reason, ready for ContextOptions::refused (the
+// context records them as failed at the probe stage). A child gets
 // `timeout_s` seconds.
-std::vector<LoadRecord> ProbePlugins(const LoaderOptions& options, double timeout_s);
+std::vector<sy::ContextOptions::Refusal> ProbePlugins(const sy::ContextOptions& options,
+                                                      double timeout_s);
 
 // The child's side: loads the one manifest at `manifest_path` into a fresh
 // runtime (nothing else, no environment overrides) and returns 0 however
