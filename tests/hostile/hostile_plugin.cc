@@ -146,6 +146,7 @@ extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
   if (KIND("crash_in_init")) std::raise(SIGSEGV);
   if (KIND("null_table")) return nullptr;  // no table and no error
+  if (KIND("null_message")) return host->error_create(SY_STATUS_UNAVAILABLE, nullptr);
   if (KIND("init_throws")) {
     return sy::plugin::Guard(host, HOSTILE_NAME ": sy_plugin_init", []() -> sy_error_t* {
       throw std::runtime_error("the frobnicator driver is not installed");

@@ -68,6 +68,9 @@ INSTANTIATE_TEST_SUITE_P(
              "sy_plugin_init: hostile_init_throws: sy_plugin_init: unexpected C++ "
              "exception: the frobnicator driver is not installed; this is a bug in "
              "the plugin; report it"},
+        Case{"null_message", LoadStage::kInit,
+             "sy_plugin_init: the plugin reported UNAVAILABLE with no message (NULL "
+             "or empty); ask the plugin's author to say what went wrong"},
         Case{"null_table", LoadStage::kInit,
              "sy_plugin_init returned success but left *out_plugin null; it must "
              "point at the plugin's static sy_plugin_api_t"},
