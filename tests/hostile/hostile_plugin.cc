@@ -90,6 +90,7 @@ void Unload() {
 }
 
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
+  if (KIND("exits_in_load")) std::exit(0);  // "success", as a process
   if (KIND("thread_left_running")) {
     std::thread(Work).detach();
     return nullptr;
@@ -135,6 +136,12 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     return Kernel(host, context, "relu", "cpu", "relu_leaky", SY_DTYPE_F32);
   }
   return nullptr;
+}
+
+// crash_in_constructor: dies while the dynamic loader opens the library,
+// before sy_plugin_init could run (the probe must say so).
+__attribute__((constructor)) void Constructor() {
+  if (KIND("crash_in_constructor")) std::raise(SIGSEGV);
 }
 
 sy_plugin_api_t g_table = {sizeof(sy_plugin_api_t), nullptr, SY_PLUGIN_ABI_MAJOR, 0,

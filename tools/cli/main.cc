@@ -1,6 +1,8 @@
 // switchyard — the command-line tool.
 #include <cstdio>
+#include <exception>
 #include <memory>
+#include <new>
 
 #include "CLI/CLI.hpp"
 #include "commands.h"
@@ -8,7 +10,9 @@
 #include "dispatcher/runtime/runtime.h"
 #include "dispatcher/base/version.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"Switchyard: an operator dispatcher for deep-learning runtimes"};
   app.set_version_flag("--version", sy::core::kSwitchyardVersion);
   app.require_subcommand(1);
@@ -20,9 +24,11 @@ int main(int argc, char** argv) {
                  "Load each plugin in a child process first; keep out any that "
                  "crash, exit or hang there");
   std::string probe_manifest;
+  int probe_report_fd = -1;
   CLI::App* probe_child = app.add_subcommand(sy::cli::kProbeCommand, "");
   probe_child->group("");  // internal: what --probe runs in each child
   probe_child->add_option("manifest", probe_manifest)->required();
+  probe_child->add_option("--report-fd", probe_report_fd);
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
   CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
@@ -47,7 +53,7 @@ int main(int argc, char** argv) {
   run->add_option("--seed", run_options.seed, "Random seed (default 1)");
   CLI11_PARSE(app, argc, argv);
 
-  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest);
+  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest, probe_report_fd);
   sy::core::RuntimeOptions options;
   if (probe) {
     constexpr double kProbeTimeoutSeconds = 30;
@@ -64,4 +70,26 @@ int main(int argc, char** argv) {
   if (*demo) return sy::cli::RunDemo(**runtime);
   if (*run) return sy::cli::RunOp(**runtime, run_options);
   return 2;
+}
+
+}  // namespace
+
+// The tool never dies of an exception: whatever escapes a command (an
+// allocation that failed, a bug) becomes a message and exit status 1.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "switchyard: out of memory; use smaller sizes\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: %s; this is a bug in switchyard, "
+                 "please report it\n",
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: an unknown exception; this is a "
+                 "bug in switchyard, please report it\n");
+  }
+  return 1;
 }

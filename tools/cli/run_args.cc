@@ -44,10 +44,16 @@ absl::StatusOr<std::vector<int64_t>> ParseShape(std::string_view text) {
   absl::StatusOr<std::vector<int64_t>> shape =
       ParseIntList(absl::string_view(text.data(), text.size()), "--shape");
   if (!shape.ok()) return shape.status();
+  int64_t numel = 1;
   for (int64_t extent : *shape) {
     if (extent < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--shape \"", std::string(text), "\": extents must be >= 0"));
+    }
+    if (__builtin_mul_overflow(numel, extent, &numel)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--shape \"", std::string(text),
+          "\": more elements than int64 can count; use smaller extents"));
     }
   }
   return shape;

@@ -19,6 +19,8 @@ namespace sy::cli {
 using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // "64x128", "64,128" or "2x3x4"; "scalar" (or "") is a 0-d tensor.
+// InvalidArgument for a non-integer, a negative extent, or extents whose
+// product int64 cannot hold.
 absl::StatusOr<std::vector<int64_t>> ParseShape(std::string_view text);
 
 // The tensor-free arguments of a call, in schema order, parsed from
