@@ -126,7 +126,7 @@ absl::Status CheckExtent(const DLTensor& dl, Layout& layout) {
       !__builtin_mul_overflow(high_bytes, esize, &high_bytes) &&
       !__builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data),
                               static_cast<uintptr_t>(dl.byte_offset), &first) &&
-      !__builtin_sub_overflow(first, static_cast<uintptr_t>(-low_bytes), &low) &&
+      !__builtin_sub_overflow(first, uintptr_t{0} - static_cast<uintptr_t>(low_bytes), &low) &&
       !__builtin_add_overflow(first, static_cast<uintptr_t>(high_bytes), &high);
   if (!fits) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -163,19 +163,20 @@ absl::StatusOr<Layout> ReadLayout(const DLTensor& dl) {
     }
     layout.shape[d] = dl.shape[d];
   }
+  // Contiguous strides are products of the sizes (a 0 counted as 1): ours
+  // when the tensor has none, and a copy's in any case.
+  int64_t product = 1;
+  for (int d = 0; d < dl.ndim; ++d) {
+    if (__builtin_mul_overflow(product, std::max<int64_t>(layout.shape[d], 1),
+                               &product)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the DLPack tensor's shape ", Dims(layout.shape, layout.ndim),
+          " has sizes whose product int64 cannot hold; no memory has that many elements"));
+    }
+  }
   if (dl.strides != nullptr) {
     std::copy(dl.strides, dl.strides + dl.ndim, layout.strides);
   } else {
-    // Contiguous strides are products of the sizes (a 0 counted as 1).
-    int64_t product = 1;
-    for (int d = 0; d < dl.ndim; ++d) {
-      if (__builtin_mul_overflow(product, std::max<int64_t>(layout.shape[d], 1),
-                                 &product)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the DLPack tensor's shape ", Dims(layout.shape, layout.ndim),
-            " has sizes whose product int64 cannot hold; no memory has that many elements"));
-      }
-    }
     ContiguousStrides(absl::MakeConstSpan(layout.shape, dl.ndim), layout.strides);
   }
   if (absl::Status s = CheckExtent(dl, layout); !s.ok()) return s;
@@ -228,8 +229,13 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
   // need not be a multiple of the element size); keep it otherwise.
   char* base = static_cast<char*>(dl.data);
   uint64_t byte_offset = dl.byte_offset;
-  if (HostMemory(DeviceTypeCode(dl.device)) || DeviceTypeCode(dl.device) == kDLCUDA ||
-      DeviceTypeCode(dl.device) == kDLROCM) {
+  if (layout.numel == 0) {
+    // Nothing is addressed: the pointer may be NULL and the offset anything
+    // (CheckExtent does not bound them), so neither is used.
+    byte_offset = 0;
+  } else if (HostMemory(DeviceTypeCode(dl.device)) ||
+             DeviceTypeCode(dl.device) == kDLCUDA ||
+             DeviceTypeCode(dl.device) == kDLROCM) {
     base += byte_offset;
     byte_offset = 0;
   } else if (byte_offset % esize != 0) {
@@ -270,8 +276,10 @@ absl::StatusOr<Tensor> Copy(Runtime& runtime, Device& device,
   }
   const size_t esize = DTypeSize(layout.dtype);
   std::vector<char> dense(static_cast<size_t>(layout.numel) * esize);
-  GatherHost(static_cast<const char*>(dl.data) + dl.byte_offset, esize, layout,
-             dense.data());
+  if (layout.numel > 0) {  // else data may be NULL: no pointer arithmetic
+    GatherHost(static_cast<const char*>(dl.data) + dl.byte_offset, esize, layout,
+               dense.data());
+  }
   return runtime.FromHost(device, layout.dtype,
                           absl::MakeConstSpan(layout.shape, layout.ndim),
                           dense.data(), dense.size());
