@@ -412,7 +412,8 @@ class ElfReader {
       }
       absl::StatusOr<std::string> name = String(sym.st_name, "symbol name");
       if (!name.ok()) return name.status();
-      info_.exports.push_back({*std::move(name), ELF64_ST_TYPE(sym.st_info)});
+      info_.exports.push_back(
+          {*std::move(name), static_cast<unsigned>(ELF64_ST_TYPE(sym.st_info))});
     }
     return absl::OkStatus();
   }
