@@ -104,6 +104,13 @@ absl::Status ReadOptions(const sy_context_options_t* options,
       loader.refused.push_back(std::move(record));
     }
   }
+  if (SY_STRUCT_HAS(options, sy_context_options_t, on_load_stage_user_data) &&
+      options->on_load_stage != nullptr) {
+    loader.on_stage = [fn = options->on_load_stage,
+                       user = options->on_load_stage_user_data](LoadStage stage) {
+      fn(user, LoadStageName(stage));
+    };
+  }
   loader.search_paths = *std::move(paths);
   loader.allow = *std::move(allow);
   loader.deny = *std::move(deny);

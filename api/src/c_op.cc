@@ -71,7 +71,12 @@ SY_API sy_status_code_t sy_op_count(sy_context_t context, int32_t* out_count) {
     auto state = sy::capi::ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_count, "out_count"); !s.ok()) return s;
-    *out_count = static_cast<int32_t>((*state)->runtime->state().ops.All().size());
+    const size_t count = (*state)->runtime->state().ops.All().size();
+    if (count > static_cast<size_t>(INT32_MAX)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the context holds ", count, " ops, more than an int32_t can count"));
+    }
+    *out_count = static_cast<int32_t>(count);
     return absl::OkStatus();
   });
 }
@@ -83,10 +88,17 @@ SY_API sy_status_code_t sy_op_get(sy_context_t context, int32_t index,
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_op, "out_op"); !s.ok()) return s;
     std::vector<sy::core::OpDef*> ops = (*state)->runtime->state().ops.All();
+    // Note [Enumerating ops while plugins come and go]: the list is read
+    // fresh on every call, in registration order; a load appends to it, an
+    // unload removes its plugin's ops. So an index below a count read
+    // earlier stays valid unless a plugin was unloaded meanwhile; then
+    // this says OUT_OF_RANGE, and a binding counts again (api/python's
+    // _op_handles reads until a count after the last sy_op_get matches).
     if (index < 0 || static_cast<size_t>(index) >= ops.size()) {
       return absl::OutOfRangeError(absl::StrCat(
           "op index ", index, " is out of range: there are ", ops.size(),
-          " ops (see sy_op_count)"));
+          " ops now (see sy_op_count); the list shortens when a plugin is "
+          "unloaded, so count again"));
     }
     return sy::capi::PutOp(**state, ops[index], out_op);
   });

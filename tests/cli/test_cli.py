@@ -4,6 +4,8 @@ Environment (set by tests/cli/CMakeLists.txt):
   SWITCHYARD_CLI              the switchyard binary
   SWITCHYARD_TEST_PLUGIN_DIR  the test plugins (good and broken, one folder each)
   HOSTILE_PLUGIN_DIR          the hostile corpus (tests/hostile)
+  SWITCHYARD_PLUGIN_DIR       the in-tree plugins (cpu), for tests that name
+                              their plugin folders explicitly
 """
 import json
 import os
@@ -16,6 +18,7 @@ import pytest
 CLI = os.environ["SWITCHYARD_CLI"]
 TEST_PLUGINS = pathlib.Path(os.environ["SWITCHYARD_TEST_PLUGIN_DIR"])
 HOSTILE = pathlib.Path(os.environ["HOSTILE_PLUGIN_DIR"])
+PLUGINS = pathlib.Path(os.environ.get("SWITCHYARD_PLUGIN_DIR", "/nonexistent"))
 
 
 def switchyard(*args, plugin_path=None):
@@ -119,11 +122,48 @@ def test_info_probe_keeps_a_plugin_that_crashes_in_init_out_of_the_process():
     lines = plugin_lines(result.stdout)
     assert lines["hostile_crash_in_init"].endswith(
         "failed at the probe step — loading it killed a probe process with "
-        "signal 11 (Segmentation fault), so its init or load code crashes; it was "
-        "not loaded here — report it to its vendor or remove it from the plugin "
-        "path")
+        "signal 11 (Segmentation fault) in its sy_plugin_init; it was not loaded "
+        "here — report it to its vendor or remove it from the plugin path")
     assert ": loaded," in lines["test_good"]
     assert ": loaded," in lines["cpu"]
+
+
+# Issue 14: the probe names the step a plugin died in, and lets nothing
+# through that did not positively survive (a plugin that calls exit(0) in
+# its load used to pass, and then ended the real process too).
+@pytest.mark.parametrize("kind, words", [
+    ("crash_in_constructor",
+     "loading it killed a probe process with signal 11 (Segmentation fault) while "
+     "the dynamic loader opened its library (in the library's constructors or its "
+     "dependencies'; sy_plugin_init had not run); it was not loaded here"),
+    ("exits_in_load",
+     "loading it ended a probe process with exit status 0 in its load slot before "
+     "the probe confirmed it survived (the plugin's code ended the process); it "
+     "was not loaded here"),
+])
+def test_info_probe_names_the_step_and_fails_closed(kind, words):
+    result = switchyard("info", "--probe",
+                        plugin_path=f"{HOSTILE / kind}:{TEST_PLUGINS / 'test_good'}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = plugin_lines(result.stdout)
+    assert f"failed at the probe step — {words}" in lines[f"hostile_{kind}"], \
+        lines[f"hostile_{kind}"]
+    assert ": loaded," in lines["test_good"]
+
+
+# Issue 14, point 2: a truncated library (an interrupted copy) killed
+# `switchyard info` with SIGBUS inside dlopen; now the ELF check refuses it.
+def test_info_refuses_a_truncated_library(tmp_path):
+    good = TEST_PLUGINS / "test_good"
+    (tmp_path / "test_good.json").write_bytes((good / "test_good.json").read_bytes())
+    library = good / "libswitchyard_test_good.so"
+    (tmp_path / library.name).write_bytes(library.read_bytes()[:16384])
+    for args in (["info"], ["info", "--probe"]):
+        result = switchyard(*args, plugin_path=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        line = plugin_lines(result.stdout)["test_good"]
+        assert "failed at the open step — library " in line, line
+        assert " is truncated: its segment " in line, line
 
 
 def test_info_json_carries_the_load_records():
@@ -226,6 +266,21 @@ def test_run_checks_against_float64_and_times(args):
 def test_run_rejects_a_command_line_that_does_not_fit_the_op(args, message):
     result = run(*args)
     assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr, result.stderr
+
+
+# Issue 14, point 7: sizes that do not fit died of std::bad_alloc or
+# std::length_error (SIGABRT); now they are messages and exit codes.
+@pytest.mark.parametrize("shape, code, message", [
+    ("3037000500x3037000500", 2,
+     '--shape "3037000500x3037000500": more elements than int64 can count'),
+    ("1000000x1000000", 1,
+     "an input of shape [1000000, 1000000] needs 7450.6 GiB of host memory"),
+])
+def test_run_with_sizes_that_do_not_fit_fails_in_words(shape, code, message):
+    result = switchyard("run", "relu", "-s", shape, "--repeat", "1",
+                        plugin_path=PLUGINS)
+    assert result.returncode == code, result.stdout + result.stderr
     assert message in result.stderr, result.stderr
 
 

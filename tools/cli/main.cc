@@ -1,6 +1,8 @@
 // switchyard — the command-line tool, over the public C++ API
 // (switchyard.hpp) and nothing else.
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -36,7 +38,9 @@ std::string VersionText() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"Switchyard: an operator dispatcher for deep-learning runtimes"};
   app.name("switchyard");
   app.footer(kEnvironment);
@@ -49,9 +53,11 @@ int main(int argc, char** argv) {
                  "Load each plugin in a child process first; keep out any that "
                  "crash, exit or hang there");
   std::string probe_manifest;
+  int probe_report_fd = -1;
   CLI::App* probe_child = app.add_subcommand(sy::cli::kProbeCommand, "");
   probe_child->group("");  // internal: what --probe runs in each child
   probe_child->add_option("manifest", probe_manifest)->required();
+  probe_child->add_option("--report-fd", probe_report_fd);
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
   CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
@@ -82,7 +88,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   CLI11_PARSE(app, argc, argv);
 
-  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest);
+  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest, probe_report_fd);
   sy::ContextOptions options;
   if (probe) {
     constexpr double kProbeTimeoutSeconds = 30;
@@ -99,4 +105,26 @@ int main(int argc, char** argv) {
   if (*demo) return sy::cli::RunDemo(*context);
   if (*run) return sy::cli::RunOp(*context, run_options);
   return 2;
+}
+
+}  // namespace
+
+// The tool never dies of an exception: whatever escapes a command (an
+// allocation that failed, a bug) becomes a message and exit status 1.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "switchyard: out of memory; use smaller sizes\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: %s; this is a bug in switchyard, "
+                 "please report it\n",
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: an unknown exception; this is a "
+                 "bug in switchyard, please report it\n");
+  }
+  return 1;
 }

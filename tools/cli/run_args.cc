@@ -54,10 +54,15 @@ sy::Result<std::vector<int64_t>> ParseShape(std::string_view text) {
   sy::Result<std::vector<int64_t>> shape =
       ParseIntList(absl::string_view(text.data(), text.size()), "--shape");
   if (!shape.ok()) return shape.status();
+  int64_t numel = 1;
   for (int64_t extent : *shape) {
     if (extent < 0) {
       return Invalid(absl::StrCat("--shape \"", std::string(text),
                                   "\": extents must be >= 0"));
+    }
+    if (__builtin_mul_overflow(numel, extent, &numel)) {
+      return Invalid(absl::StrCat("--shape \"", std::string(text),
+                                  "\": more elements than int64 can count; use smaller extents"));
     }
   }
   return shape;

@@ -17,6 +17,8 @@
 namespace sy::cli {
 
 // "64x128", "64,128" or "2x3x4"; "scalar" (or "") is a 0-d tensor.
+// InvalidArgument for a non-integer, a negative extent, or extents whose
+// product int64 cannot hold.
 sy::Result<std::vector<int64_t>> ParseShape(std::string_view text);
 
 // An op's attributes (its non-tensor arguments) in schema order.

@@ -3,6 +3,8 @@
 // values (widened to float64 where floating, so the reference rounds only
 // once) go through the op on cpu as the reference. Then the device call is
 // timed, each call followed by a synchronize, and the median reported.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -36,10 +39,32 @@ bool IsFloatingPoint(sy_dtype_t dtype) {
   return SY_DTYPE_CODE(dtype) == 2 || SY_DTYPE_CODE(dtype) == 4;  // float, bfloat
 }
 
+// The inputs are drawn in float64 on the host: refuse, before allocating,
+// a shape whose values alone would not fit in this machine's memory
+// (rather than let the allocation fail, or the OOM killer end the process
+// half-way). ParseShape has checked that the count fits int64.
+sy::Status CheckHostMemory(const std::vector<int64_t>& shape) {
+  int64_t numel = 1;
+  for (int64_t extent : shape) numel *= extent;
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return sy::Status();
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  const double needed = static_cast<double>(numel) * sizeof(double);
+  if (needed > memory) {
+    return sy::Status(SY_STATUS_RESOURCE_EXHAUSTED, absl::StrFormat(
+        "an input of shape [%s] needs %.1f GiB of host memory for its values, "
+        "more than this machine's %.1f GiB; use smaller extents",
+        absl::StrJoin(shape, ", "), needed / (1 << 30), memory / (1 << 30)));
+  }
+  return sy::Status();
+}
+
 // Floating: uniform in [low, high); integers: 0…7; bool: a fair coin.
 sy::Result<sy::Tensor> RandomTensor(const sy::Context& context, const sy::Device& cpu,
                                     sy_dtype_t dtype, const std::vector<int64_t>& shape,
                                     const RunOptions& options, std::mt19937_64& rng) {
+  if (sy::Status s = CheckHostMemory(shape); !s.ok()) return s;
   int64_t numel = 1;
   for (int64_t extent : shape) numel *= extent;
   std::vector<double> values(static_cast<size_t>(numel));
@@ -176,7 +201,9 @@ int RunOp(const sy::Context& context, const RunOptions& options) {
                  : sy::Result<Inputs>(attrs.status());
   if (!inputs.ok()) {
     std::fprintf(stderr, "switchyard run: %s\n", Message(inputs.status()).c_str());
-    return 2;
+    // A command line that does not fit the op is a usage error (2); inputs
+    // that could not be made (out of memory, a failed copy) are a failure.
+    return inputs.status().code() == SY_STATUS_INVALID_ARGUMENT ? 2 : 1;
   }
   const std::vector<sy::Attr>& call_attrs = attrs->attrs();
   sy::Result<std::string> how = op->explain(inputs->device, call_attrs);

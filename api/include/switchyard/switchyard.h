@@ -285,6 +285,14 @@ typedef struct sy_context_options_t {
   /* Manifests not to load (see sy_plugin_refusal_t). */
   int32_t num_refused;
   const sy_plugin_refusal_t* refused;
+  /* Called on the creating thread before each step of a plugin's load that
+   * reads its files or runs its code: stage is "manifest", "open" (the
+   * dynamic loader runs the library's constructors), "symbol", "init"
+   * (sy_plugin_init) or "register" (the plugin's load slot). For tools that
+   * must name the step a crash happened in (`switchyard info --probe`
+   * reports it from a child process). NULL: none. */
+  void (*on_load_stage)(void* user_data, const char* stage);
+  void* on_load_stage_user_data;
 } sy_context_options_t;
 
 /* Fills `options` (not NULL) with struct_size and the defaults above.
@@ -310,6 +318,8 @@ static inline void sy_context_options_init(sy_context_options_t* options) {
   options->num_plugin_options = 0;
   options->num_refused = 0;
   options->refused = NULL;
+  options->on_load_stage = NULL;
+  options->on_load_stage_user_data = NULL;
 }
 
 /* Creates a context: registers the core op set, discovers and loads

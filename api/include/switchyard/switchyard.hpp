@@ -714,6 +714,8 @@ struct ContextOptions {
   bool use_environment = true;
   bool use_default_path = true;
   std::optional<bool> cpu_fallback;           // unset: SWITCHYARD_CPU_FALLBACK
+  // Before each step of a plugin's load (sy_context_options_t.on_load_stage).
+  std::function<void(const char* stage)> on_load_stage;
 };
 
 namespace detail {
@@ -742,6 +744,13 @@ class CContextOptions {
     c_.use_environment = options.use_environment ? 1 : 0;
     c_.use_default_path = options.use_default_path ? 1 : 0;
     c_.cpu_fallback = options.cpu_fallback.has_value() ? (*options.cpu_fallback ? 1 : 0) : -1;
+    if (options.on_load_stage) {
+      on_load_stage_ = &options.on_load_stage;
+      c_.on_load_stage = [](void* user, const char* stage) {
+        (*static_cast<const std::function<void(const char*)>*>(user))(stage);
+      };
+      c_.on_load_stage_user_data = const_cast<std::function<void(const char*)>*>(on_load_stage_);
+    }
   }
   const sy_context_options_t* get() const { return &c_; }
 
@@ -755,6 +764,7 @@ class CContextOptions {
   sy_context_options_t c_;
   std::vector<const char*> paths_, manifests_, allow_, deny_, plugin_options_;
   std::vector<sy_plugin_refusal_t> refused_;
+  const std::function<void(const char*)>* on_load_stage_ = nullptr;
 };
 }  // namespace detail
 

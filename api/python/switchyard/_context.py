@@ -123,6 +123,7 @@ class Context:
         self._devices = {}
         self._lock = threading.Lock()
         self._ops = None
+        self._ops_generation = 0  # bumped by every load and unload
 
     # ---- lifetime ----------------------------------------------------------
     @property
@@ -152,13 +153,23 @@ class Context:
     # ---- plugins -----------------------------------------------------------
     def load_plugin(self, manifest_path):
         """Loads a plugin by its manifest; its ops appear in ctx.ops."""
-        check(_l.lib.sy_context_load_plugin(self.handle, str(manifest_path).encode()))
-        self._ops = None
+        try:
+            check(_l.lib.sy_context_load_plugin(self.handle, str(manifest_path).encode()))
+        finally:
+            self._ops_changed()
 
     def unload_plugin(self, name):
-        check(_l.lib.sy_context_unload_plugin(self.handle, name.encode()))
-        self._ops = None
-        self._devices.clear()
+        try:
+            check(_l.lib.sy_context_unload_plugin(self.handle, name.encode()))
+        finally:
+            self._ops_changed()
+            with self._lock:
+                self._devices.clear()
+
+    def _ops_changed(self):
+        with self._lock:
+            self._ops_generation += 1
+            self._ops = None
 
     def load_report(self):
         """Every plugin load attempt, as LoadRecord objects."""
@@ -221,10 +232,19 @@ class Context:
     @property
     def ops(self):
         """Every op of this context as Python functions (see sy.ops)."""
-        if self._ops is None:
-            from ._ops import build_namespace
-            self._ops = build_namespace(self)
-        return self._ops
+        ops = self._ops
+        if ops is not None:
+            return ops
+        from ._ops import build_namespace
+        with self._lock:
+            generation = self._ops_generation
+        ops = build_namespace(self)
+        # A load or unload on another thread while this one was building
+        # made `ops` stale: use it for this access, but do not keep it.
+        with self._lock:
+            if self._ops_generation == generation:
+                self._ops = ops
+        return ops
 
     def __repr__(self):
         state = "closed" if self._handle is None else f"{len(self.devices())} device(s)"

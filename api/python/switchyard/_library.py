@@ -291,3 +291,19 @@ if api_version[0] != 1:
 def text(raw):
     """A C string (bytes or None) as str."""
     return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+
+def int64(value, what):
+    """`value` (any Python or NumPy integer) as an int that fits a C int64_t,
+    or InvalidArgumentError naming `what`. ctypes would wrap it silently:
+    c_int64(2**64 + 3) is 3, which would defeat the C side's range checks."""
+    number = int(value)
+    if not INT64_MIN <= number <= INT64_MAX:
+        from ._errors import InvalidArgumentError
+        raise InvalidArgumentError(
+            f"{what} is {number}, outside the int64 range [-2**63, 2**63 - 1]")
+    return number

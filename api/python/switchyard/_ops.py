@@ -73,6 +73,15 @@ def _is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def _int64(arg, value, index=None):
+    """An int attribute's value, or _BindError when int64 cannot hold it."""
+    what = f"argument '{arg.name}'" + ("" if index is None else f"[{index}]")
+    try:
+        return _l.int64(value, what)
+    except InvalidArgumentError as error:
+        raise _BindError(str(error)) from None
+
+
 def _encode(arg, value, keep):
     """The sy_attr_t for one attribute value, or _BindError."""
     attr = _l.Attr()
@@ -83,18 +92,19 @@ def _encode(arg, value, keep):
         return attr
     kind = arg.kind
     if kind == _l.ARG_INT and _is_int(value):
-        attr.kind, attr.value.i = _l.ATTR_INT, int(value)
+        attr.kind, attr.value.i = _l.ATTR_INT, _int64(arg, value)
     elif kind == _l.ARG_FLOAT and isinstance(value, numbers.Real) and not isinstance(value, bool):
-        attr.kind, attr.value.f = _l.ATTR_FLOAT, float(value)
+        attr.kind, attr.value.f = _l.ATTR_FLOAT, _float(arg, value)
     elif kind == _l.ARG_SCALAR and isinstance(value, numbers.Real):
         if isinstance(value, numbers.Integral):
-            attr.kind, attr.value.i = _l.ATTR_INT, int(value)
+            attr.kind, attr.value.i = _l.ATTR_INT, _int64(arg, value)
         else:
-            attr.kind, attr.value.f = _l.ATTR_FLOAT, float(value)
+            attr.kind, attr.value.f = _l.ATTR_FLOAT, _float(arg, value)
     elif kind == _l.ARG_BOOL and isinstance(value, (bool, _np_bool())):
         attr.kind, attr.value.b = _l.ATTR_BOOL, int(bool(value))
     elif kind == _l.ARG_INT_LIST and (_is_int(value) or _is_int_sequence(value)):
-        values = [int(value)] if _is_int(value) else [int(v) for v in value]
+        values = ([_int64(arg, value)] if _is_int(value)
+                  else [_int64(arg, v, i) for i, v in enumerate(value)])
         array = (ctypes.c_int64 * max(len(values), 1))(*values)
         keep.append(array)
         attr.kind = _l.ATTR_INTS
@@ -116,6 +126,16 @@ def _encode(arg, value, keep):
         raise _BindError(f"argument '{arg.name}' must be {arg.kind_name}, "
                          f"got {_type_name(value)}")
     return attr
+
+
+def _float(arg, value):
+    """A float attribute's value; an int too large for a double is a _BindError
+    (float() would raise OverflowError, which names no argument)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise _BindError(f"argument '{arg.name}' is {value}, too large for a "
+                         "float (double)") from None
 
 
 def _np_bool():
@@ -142,6 +162,7 @@ class OpOverload:
         self.schema = _l.text(info.schema)
         self.owner = _l.text(info.owner)
         self.num_outputs = info.num_outputs
+        self.live = bool(info.live)
         self._num_attrs = info.num_attrs
         self.args = []
         for i in range(info.num_args):
@@ -301,15 +322,42 @@ def _identifier(name):
     return name + "_" if keyword.iskeyword(name) else name
 
 
+def _op_handles(context):
+    """Every op handle of `context`, read as one consistent list.
+
+    sy_op_count and sy_op_get are separate calls: a plugin unloaded by
+    another thread in between shortens the list (sy_op_get then says
+    OUT_OF_RANGE), one loaded lengthens it. So the list is read until a
+    count taken after the last sy_op_get still matches the first."""
+    from ._errors import OutOfRangeError
+    for _ in range(100):
+        count = ctypes.c_int32()
+        check(_l.lib.sy_op_count(context.handle, ctypes.byref(count)))
+        handles = []
+        try:
+            for i in range(count.value):
+                handle = _l.c_handle()
+                check(_l.lib.sy_op_get(context.handle, i, ctypes.byref(handle)))
+                handles.append(handle.value)
+        except OutOfRangeError:
+            continue  # it shrank while we read: read again
+        after = ctypes.c_int32()
+        check(_l.lib.sy_op_count(context.handle, ctypes.byref(after)))
+        if after.value == count.value:
+            return handles
+    from ._errors import UnavailableError
+    raise UnavailableError("switchyard.ops: the op list kept changing while it was "
+                           "read (plugins loading and unloading without pause); "
+                           "try again")
+
+
 def build_namespace(context):
     """sy.ops for `context`: every op the registry holds right now."""
-    count = ctypes.c_int32()
-    check(_l.lib.sy_op_count(context.handle, ctypes.byref(count)))
     groups = {}  # (namespace, name) -> [OpOverload], in registration order
-    for i in range(count.value):
-        handle = _l.c_handle()
-        check(_l.lib.sy_op_get(context.handle, i, ctypes.byref(handle)))
-        overload = OpOverload(context, handle.value)
+    for handle in _op_handles(context):
+        overload = OpOverload(context, handle)
+        if not overload.live:
+            continue  # its plugin was unloaded while the list was read
         groups.setdefault((overload.namespace, overload.name), []).append(overload)
     root = Namespace("switchyard.ops")
     for (namespace, name), overloads in groups.items():

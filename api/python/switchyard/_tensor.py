@@ -234,6 +234,7 @@ def tensor(data, dtype=None, device=None, context=None):
 def empty(shape, dtype="f32", device=None, context=None):
     """A new tensor whose contents are undefined."""
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    shape = tuple(_l.int64(d, f"switchyard.empty: shape[{i}]") for i, d in enumerate(shape))
     context, device = _resolve(device, context)
     dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
     handle = _l.c_handle()
