@@ -190,6 +190,21 @@ class KernelRegistry {
   // Forgets every verdict of `op` (all keys and buckets).
   void ClearTunedChoices(OpDef* op);
 
+  // Many verdicts at once (a tuner folding in its cache), republishing each
+  // touched op once instead of once per verdict. With `replace_all`, every
+  // earlier verdict of every op is forgotten first, in the same publication.
+  // A verdict that names no kernel of its key, or a variant the kernel
+  // lacks, is skipped; returns how many were taken.
+  struct TunedChoice {
+    OpDef* op = nullptr;
+    DispatchKey key = 0;
+    std::optional<ShapeBucket> bucket;
+    std::string kernel;  // "plugin::name"
+    int32_t variant = -1;
+  };
+  size_t SetTunedChoices(absl::Span<const TunedChoice> choices,
+                         bool replace_all);
+
   // While active, every slot with more than one choice (kernels or
   // variants) reads its bucket table, so that calls of untuned buckets
   // reach the tuning hook (dispatch/tuning.h). Republishes every op.
