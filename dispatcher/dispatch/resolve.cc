@@ -204,7 +204,11 @@ absl::StatusOr<Resolution> Resolve(RuntimeState& state, const BoundCall& bound,
   if (!slot->needs_bucket) return KernelRoute(*slot, 0);
 
   const BucketTable* buckets = slot->bucket_table();
-  const BucketChoice* known = buckets != nullptr ? buckets->Find(bound.bucket()) : nullptr;
+  const BucketChoice* known =
+      buckets != nullptr
+          ? buckets->Find(BucketSignatureOf(bound.metas.data(), bound.tensors.data(),
+                                            bound.tensors.size()))
+          : nullptr;
   if (known == nullptr) {
     // An untuned bucket: the tuner (if any) sees it first. It may publish
     // a verdict in a new snapshot; this call still runs this one's choice.

@@ -311,7 +311,7 @@ void KernelRegistry::BuildSlotLocked(const OpDef* op, DispatchKey key,
           choice.choice = static_cast<int16_t>(i);
           choice.variant = verdict.variant;
           choice.tuned = true;
-          table->entries_.emplace(bucket, std::move(choice));
+          table->Add(bucket, std::move(choice));
           break;
         }
       }
@@ -362,7 +362,7 @@ void KernelRegistry::RecordBucketChoice(const OpDef* op,
   }
   auto table = std::make_unique<BucketTable>();
   if (old != nullptr) table->entries_ = old->entries_;
-  table->entries_.emplace(bucket, std::move(choice));
+  table->Add(bucket, std::move(choice));
   slot->buckets.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));  // the old one stays: calls may read it
 }

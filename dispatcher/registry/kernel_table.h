@@ -117,17 +117,29 @@ struct BucketChoice {
   std::string declined;
 };
 
+// Filed by bucket signature (Note [Bucket signatures] in shape_bucket.h):
+// a call finds its entry without building its ShapeBucket.
 class BucketTable {
  public:
+  const BucketChoice* Find(uint64_t signature) const {
+    auto it = entries_.find(signature);
+    return it == entries_.end() ? nullptr : &it->second.choice;
+  }
   const BucketChoice* Find(const ShapeBucket& bucket) const {
-    auto it = entries_.find(bucket);
-    return it == entries_.end() ? nullptr : &it->second;
+    return Find(bucket.Signature());
   }
   size_t size() const { return entries_.size(); }
 
  private:
   friend class KernelRegistry;
-  absl::flat_hash_map<ShapeBucket, BucketChoice> entries_;
+  struct Entry {
+    ShapeBucket bucket;  // what the signature stands for, for messages
+    BucketChoice choice;
+  };
+  void Add(const ShapeBucket& bucket, BucketChoice choice) {
+    entries_.try_emplace(bucket.Signature(), Entry{bucket, std::move(choice)});
+  }
+  absl::flat_hash_map<uint64_t, Entry> entries_;
 };
 
 struct DispatchSlot {

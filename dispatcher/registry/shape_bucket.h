@@ -12,6 +12,20 @@
 // argument adds its count, not its shapes). Two calls in one bucket are
 // expected to be served best by the same kernel: a kernel that declines
 // must decline on properties a bucket keeps (plugin.h, sy_kernel_fn).
+//
+// Note [Bucket signatures]: a bucket table is looked up by a 64-bit
+// signature, not by the ShapeBucket itself, because a call pays for the
+// lookup (docs/autotune.md: a tuned call costs <= 5 ns more than an untuned
+// one). Each bucketed tensor packs into one word — layout class (2 bits),
+// rank (4 bits), 7 bits per dimension's bucket byte: 62 bits, exact — and
+// the words are mixed with the tensor count by a multiply-xor chain. A
+// call computes it straight from its tensors (BucketSignatureOf) with a few
+// instructions per tensor and no ShapeBucket; ShapeBucket::Signature() gives
+// the same number for the bucket, which is how entries are filed. Two
+// buckets share a signature with probability ~2^-64, and sharing an entry
+// costs only speed: a verdict's kernel and a decline's next candidate both
+// compute the right result for any call of the key (a kernel that would not
+// take the call declines it at run time and resolution moves on).
 #ifndef SWITCHYARD_DISPATCHER_REGISTRY_SHAPE_BUCKET_H_
 #define SWITCHYARD_DISPATCHER_REGISTRY_SHAPE_BUCKET_H_
 
@@ -55,6 +69,9 @@ struct ShapeBucket {
   // "[16, 1024]c [16, 1024]t" (c: contiguous, t: transposed, s: strided),
   // for messages.
   std::string ToString() const;
+
+  // Note [Bucket signatures].
+  uint64_t Signature() const;
 };
 
 // The byte a dimension of size `d` (>= 0) becomes in a bucket.
@@ -101,6 +118,76 @@ inline void AddToBucket(ShapeBucket& bucket, int index, int ndim,
     bucket.transposed |= static_cast<uint8_t>(1u << index);
   }
   for (int d = 0; d < ndim; ++d) bucket.dims[index][d] = BucketDim(shape[d]);
+}
+
+namespace bucket_internal {
+
+// One tensor's word (Note [Bucket signatures]).
+inline uint64_t TensorWord(LayoutClass layout, int ndim, const uint8_t* dims) {
+  uint64_t word = static_cast<uint64_t>(layout) | (static_cast<uint64_t>(ndim) << 2);
+  for (int d = 0; d < ndim; ++d) word |= static_cast<uint64_t>(dims[d]) << (6 + 7 * d);
+  return word;
+}
+
+// Word t is multiplied by its own odd constant, so the products are
+// independent (no chain of multiplies on the call path) and a word means
+// something else in another position.
+inline uint64_t Position(int t) {
+  return 0x9e3779b97f4a7c15ull + 0x3c6ef372fe94f82aull * static_cast<uint64_t>(t);
+}
+
+inline uint64_t Finish(uint64_t h) {
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  return h ^ (h >> 29);
+}
+
+// BucketDim without a branch.
+inline uint64_t Dim(int64_t d) {
+  const uint64_t log2_ceil =
+      d <= 1 ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(d - 1));
+  return d <= 8 ? static_cast<uint64_t>(d) : 5 + log2_ceil;
+}
+
+}  // namespace bucket_internal
+
+inline uint64_t ShapeBucket::Signature() const {
+  uint64_t h = num_tensors;
+  const int shown = num_tensors < kMaxBucketTensors ? num_tensors : kMaxBucketTensors;
+  for (int t = 0; t < shown; ++t) {
+    h ^= bucket_internal::TensorWord(layout(t), ranks[t], dims[t]) *
+         bucket_internal::Position(t);
+  }
+  return bucket_internal::Finish(h);
+}
+
+// The signature of the bucket of a call's input tensors, without building
+// the bucket: `metas[t]` holds tensor t's rank and shape (BoundCall::metas),
+// `tensors[t]` its strides (strides(), as sy::core::Tensor). Equal to the
+// Signature() of the ShapeBucket the same tensors make (AddToBucket).
+template <class TensorPtr>
+inline uint64_t BucketSignatureOf(const sy_tensor_meta_t* metas, const TensorPtr* tensors,
+                                  size_t count) {
+  uint64_t h = count < 255 ? count : 255;
+  const size_t shown = count < kMaxBucketTensors ? count : kMaxBucketTensors;
+  for (size_t t = 0; t < shown; ++t) {
+    const int ndim = metas[t].ndim;
+    const int64_t* shape = metas[t].shape;
+    const int64_t* strides = tensors[t]->strides().data();
+    uint64_t word = static_cast<uint64_t>(ndim) << 2;
+    int64_t expected = 1;
+    bool dense = true;
+    for (int d = ndim - 1; d >= 0; --d) {
+      dense &= (shape[d] == 1) | (strides[d] == expected);
+      expected *= shape[d];
+      word |= bucket_internal::Dim(shape[d]) << (6 + 7 * d);
+    }
+    if (!dense) {  // transposed or strided: the rare case
+      word |= static_cast<uint64_t>(ClassifyLayout(ndim, shape, strides));
+    }
+    h ^= word * bucket_internal::Position(static_cast<int>(t));
+  }
+  return bucket_internal::Finish(h);
 }
 
 }  // namespace sy::core
