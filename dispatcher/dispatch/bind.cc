@@ -76,7 +76,7 @@ ShapeBucket BoundCall::bucket() const {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = *tensors[i];
     AddToBucket(bucket, static_cast<int>(i), t.ndim(), t.shape().data(),
-                t.is_contiguous());
+                t.strides().data());
   }
   return bucket;
 }
