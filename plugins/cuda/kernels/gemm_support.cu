@@ -39,10 +39,11 @@ template <class F>
 sy_error_t* WithStorage(sy_dtype_t dtype, std::string_view op, F&& f) {
   switch (dtype) {
     case SY_DTYPE_F32: return f(float{});
+    case SY_DTYPE_F64: return f(double{});
     case SY_DTYPE_F16: return f(gpu::half{});
     case SY_DTYPE_BF16: return f(gpu::bfloat16{});
     default:
-      return OpError(op, "GEMM operands must be f32, f16 or bf16");
+      return OpError(op, "GEMM operands must be f32, f64, f16 or bf16");
   }
 }
 
