@@ -10,10 +10,13 @@
 // written); add, gelu, softmax, rms_norm, layer_norm on 8192×8192 f32 and
 // bf16 as GB/s and as a fraction of that copy; GEMMs 4096³ and 8192³ f32
 // (full FP32, no TF32) and bf16 in TFLOP/s; conv2d (cuDNN) on ResNet-50's
-// shapes at batch 32, f32 (no TF32) and bf16, in TFLOP/s.
+// shapes at batch 32, f32 (no TF32), f16 and bf16, NCHW and channels-last,
+// in TFLOP/s, and its host cost per call; scaled_dot_product_attention on
+// Llama-class shapes (the flash and cudnn variants and the default).
 // tools/bench/cuda/bench_cuda_torch.py measures the same rows with PyTorch.
 //
 //   bench_cuda --only=conv2d      (just the conv2d rows)
+//   bench_cuda --only=attention   (just the attention rows)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,13 +28,14 @@
 #include <vector>
 
 #include "dispatcher/base/error.h"
+#include "dispatcher/dispatch/dispatcher.h"
 #include "dispatcher/runtime/runtime.h"
 #include "switchyard/plugin.hpp"
 
 namespace {
 
 int g_repeats = 20;
-bool g_conv2d_only = false;
+std::string g_only;  // "", "conv2d", "attention"
 
 // ResNet-50's convolutions at batch 32 (NCHW, no bias: batch norm follows).
 struct ConvShape {
@@ -90,6 +94,11 @@ class Bench {
       for (float& x : v) x = dist(gen);
       return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 4), "upload");
     }
+    if (dtype == SY_DTYPE_F16) {
+      std::vector<sy::plugin::Half> v(n);
+      for (auto& x : v) x = sy::plugin::Half(dist(gen));
+      return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 2), "upload");
+    }
     std::vector<sy::plugin::BFloat16> v(n);
     for (auto& x : v) x = sy::plugin::BFloat16(dist(gen));
     return Value(rt_->FromHost(*dev_, dtype, shape, v.data(), n * 2), "upload");
@@ -144,24 +153,163 @@ class Bench {
   sy_event_t start_ = nullptr, end_ = nullptr;
 };
 
-const char* Name(sy_dtype_t d) { return d == SY_DTYPE_F32 ? "f32" : "bf16"; }
+const char* Name(sy_dtype_t d) {
+  return d == SY_DTYPE_F32 ? "f32" : d == SY_DTYPE_F16 ? "f16" : "bf16";
+}
+
+sy::core::Tensor Permute(sy::core::Runtime& rt, const sy::core::Tensor& t,
+                         std::vector<int64_t> dims) {
+  return Value(rt.Call(Value(rt.FindOp("permute"), "permute"), {t},
+                       {sy::core::Attr(absl::MakeConstSpan(dims))}),
+               "permute")[0];
+}
+
+// ResNet-50's convolutions at N = 32 in f32 (no TF32), f16 and bf16, NCHW
+// and channels-last (x, weight and output NHWC, as PyTorch's
+// channels_last), plus the host's cost of one call.
+void ConvRows(Bench& b) {
+  sy::core::Runtime& rt = b.rt();
+  const sy::core::OpHandle conv = Value(rt.FindOp("conv2d"), "conv2d");
+  for (bool nhwc : {false, true}) {
+    for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_F16, SY_DTYPE_BF16}) {
+      for (const ConvShape& s : kResnetConvs) {
+        const int64_t n = 32;
+        const int64_t oh = (s.h + 2 * s.padding - s.kernel) / s.stride + 1;
+        sy::core::Tensor x, w, out;
+        if (nhwc) {
+          x = Permute(rt, b.Random(dtype, {n, s.h, s.h, s.c}, 10), {0, 3, 1, 2});
+          w = Permute(rt, b.Random(dtype, {s.k, s.kernel, s.kernel, s.c}, 11, -0.1f, 0.1f),
+                      {0, 3, 1, 2});
+          out = Permute(rt, b.Empty(dtype, {n, oh, oh, s.k}), {0, 3, 1, 2});
+        } else {
+          x = b.Random(dtype, {n, s.c, s.h, s.h}, 10);
+          w = b.Random(dtype, {s.k, s.c, s.kernel, s.kernel}, 11, -0.1f, 0.1f);
+          out = b.Empty(dtype, {n, s.k, oh, oh});
+        }
+        const sy::core::Tensor outs[1] = {out};
+        const std::vector<sy::core::Tensor> ins = {x, w, sy::core::Tensor()};
+        // Attrs borrow their lists: these outlive the calls.
+        const int64_t stride[2] = {s.stride, s.stride};
+        const int64_t padding[2] = {s.padding, s.padding};
+        const int64_t dilation[2] = {1, 1};
+        const std::vector<sy::core::Attr> attrs = {
+            sy::core::Attr(absl::MakeConstSpan(stride)), sy::core::Attr(absl::MakeConstSpan(padding)),
+            sy::core::Attr(absl::MakeConstSpan(dilation)), sy::core::Attr(int64_t{1})};
+        const double ms =
+            b.TimeMs([&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 10);
+        const double flops = 2.0 * n * s.k * oh * oh * s.c * s.kernel * s.kernel;
+        std::printf("| conv2d %s | N=32 %s | %s | %.3f ms | %.1f TFLOP/s | |\n",
+                    nhwc ? "NHWC" : "NCHW", s.label, Name(dtype), ms,
+                    flops / (ms * 1e-3) / 1e12);
+      }
+    }
+  }
+  // The host's cost of one call: a convolution small enough that the GPU
+  // keeps up (N=1, 64->64 3x3 at 8^2), timed on the host clock.
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    sy::core::Tensor x = b.Random(dtype, {1, 64, 8, 8}, 12);
+    sy::core::Tensor w = b.Random(dtype, {64, 64, 3, 3}, 13, -0.1f, 0.1f);
+    sy::core::Tensor out = b.Empty(dtype, {1, 64, 8, 8});
+    const sy::core::Tensor outs[1] = {out};
+    const std::vector<sy::core::Tensor> ins = {x, w, sy::core::Tensor()};
+    const int64_t one[2] = {1, 1};
+    const std::vector<sy::core::Attr> attrs = {
+        sy::core::Attr(absl::MakeConstSpan(one)), sy::core::Attr(absl::MakeConstSpan(one)),
+        sy::core::Attr(absl::MakeConstSpan(one)), sy::core::Attr(int64_t{1})};
+    const double us = b.HostUsPerCall(
+        [&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 200);
+    std::printf("| conv2d (per call, host clock) | N=1 64->64 3x3, 8^2 | %s | %.1f us | | |\n",
+                Name(dtype), us);
+  }
+}
+
+// One attention call through a named kernel variant (-2: the dispatcher's
+// choice).
+absl::Status Sdpa(sy::core::Runtime& rt, sy::core::OpHandle op,
+                  const std::vector<sy::core::Tensor>& in, const sy::core::Tensor& out,
+                  bool causal, const std::string& kernel, int variant) {
+  const sy::core::Tensor* ins[4] = {&in[0], &in[1], &in[2], nullptr};
+  const sy::core::Tensor* outs[1] = {&out};
+  const sy::core::Attr attrs[2] = {sy::core::Attr(causal), sy::core::Attr()};
+  sy::core::CallArgs args;
+  args.inputs = absl::MakeConstSpan(ins);
+  args.attrs = absl::Span<const sy_attr_t>(attrs, 2);
+  args.outputs = absl::MakeConstSpan(outs);
+  if (variant >= -1) args.route = sy::core::RouteRequest::Kernel(kernel, variant);
+  return rt.Execute(op, args);
+}
+
+// scaled_dot_product_attention on Llama-class shapes, bf16 and f16, causal
+// and not: the plugin's flash kernel, cuDNN's fused attention, and the
+// dispatcher's default, in TFLOP/s (4·B·H·Lq·Lk·E flops, halved when
+// causal, as FlashAttention counts).
+void AttentionRows(Bench& b) {
+  sy::core::Runtime& rt = b.rt();
+  const sy::core::OpHandle op =
+      Value(rt.FindOp("scaled_dot_product_attention"), "scaled_dot_product_attention");
+  struct Shape {
+    int64_t batch, heads, len, dim;
+  };
+  constexpr Shape kShapes[] = {
+      {16, 16, 512, 64}, {4, 16, 2048, 64}, {8, 32, 1024, 128}, {2, 32, 4096, 128},
+      {1, 32, 8192, 128},
+  };
+  for (sy_dtype_t dtype : {SY_DTYPE_BF16, SY_DTYPE_F16}) {
+    const std::string d = Name(dtype);
+    const std::string kernel = "cuda::scaled_dot_product_attention." + d + "." + d + "." + d + ".none";
+    for (const Shape& s : kShapes) {
+      const std::vector<int64_t> shape = {s.batch, s.heads, s.len, s.dim};
+      const std::vector<sy::core::Tensor> in = {b.Random(dtype, shape, 20, -1, 1),
+                                               b.Random(dtype, shape, 21, -1, 1),
+                                               b.Random(dtype, shape, 22, -1, 1)};
+      sy::core::Tensor out = b.Empty(dtype, shape);
+      for (bool causal : {false, true}) {
+        const double flops = 4.0 * s.batch * s.heads * s.len * s.len * s.dim / (causal ? 2 : 1);
+        for (int variant : {0, 1, -2}) {
+          const char* label = variant == 0 ? "flash" : variant == 1 ? "cudnn" : "default";
+          absl::Status first = Sdpa(rt, op, in, out, causal, kernel, variant);
+          if (!first.ok()) {
+            std::printf("| sdpa %s | B=%lld H=%lld L=%lld E=%lld%s | %s | n/a | %s | |\n", label,
+                        static_cast<long long>(s.batch), static_cast<long long>(s.heads),
+                        static_cast<long long>(s.len), static_cast<long long>(s.dim),
+                        causal ? " causal" : "", d.c_str(),
+                        std::string(first.message()).substr(0, 160).c_str());
+            continue;
+          }
+          const double ms = b.TimeMs(
+              [&] { Check(Sdpa(rt, op, in, out, causal, kernel, variant), "sdpa"); },
+              s.len >= 4096 ? 3 : 10);
+          std::printf("| sdpa %s | B=%lld H=%lld L=%lld E=%lld%s | %s | %.3f ms | %.1f TFLOP/s | |\n",
+                      label, static_cast<long long>(s.batch), static_cast<long long>(s.heads),
+                      static_cast<long long>(s.len), static_cast<long long>(s.dim),
+                      causal ? " causal" : "", d.c_str(), ms, flops / (ms * 1e-3) / 1e12);
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a timeout
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--repeats=", 10) == 0) g_repeats = std::atoi(argv[i] + 10);
-    if (std::strcmp(argv[i], "--only=conv2d") == 0) g_conv2d_only = true;
+    if (std::strncmp(argv[i], "--only=", 7) == 0) g_only = argv[i] + 7;
   }
   Bench b;
   sy::core::Runtime& rt = b.rt();
   std::printf("device: %s (%s), %d SMs\n", b.props().name.c_str(),
               b.props().driver_version.c_str(), b.props().compute_units);
+  for (const sy::core::LoadRecord& r : rt.LoadRecords()) {
+    if (r.name != "cuda") continue;
+    for (const std::string& note : r.notes) std::printf("cuda load: %s\n", note.c_str());
+  }
   std::printf("| op | shape | dtype | median | rate | vs D2D copy |\n");
   std::printf("|---|---|---|---|---|---|\n");
 
   // Tiny add: the cost of one dispatch + launch.
-  if (!g_conv2d_only) {
+  if (g_only.empty()) {
     sy::core::Tensor x = b.Random(SY_DTYPE_F32, {16}, 1);
     sy::core::Tensor y = b.Random(SY_DTYPE_F32, {16}, 2);
     sy::core::Tensor out = b.Empty(SY_DTYPE_F32, {16});
@@ -176,7 +324,7 @@ int main(int argc, char** argv) {
   }
 
   const int64_t R = 8192, C = 8192;
-  if (!g_conv2d_only) {
+  if (g_only.empty()) {
   const size_t f32_bytes = static_cast<size_t>(R * C) * 4;
   double copy_gbs = 0;
   {
@@ -239,36 +387,7 @@ int main(int argc, char** argv) {
   }
   }
 
-  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
-    const sy::core::OpHandle conv = Value(rt.FindOp("conv2d"), "conv2d");
-    for (const ConvShape& s : kResnetConvs) {
-      const int64_t n = 32;
-      const int64_t oh = (s.h + 2 * s.padding - s.kernel) / s.stride + 1;
-      sy::core::Tensor x = b.Random(dtype, {n, s.c, s.h, s.h}, 10);
-      sy::core::Tensor w = b.Random(dtype, {s.k, s.c, s.kernel, s.kernel}, 11, -0.1f, 0.1f);
-      sy::core::Tensor out = b.Empty(dtype, {n, s.k, oh, oh});
-      const sy::core::Tensor outs[1] = {out};
-      const std::vector<sy::core::Tensor> ins = {x, w, sy::core::Tensor()};
-      // Attrs borrow their lists: these outlive the calls.
-      const int64_t stride[2] = {s.stride, s.stride};
-      const int64_t padding[2] = {s.padding, s.padding};
-      const int64_t dilation[2] = {1, 1};
-      const std::vector<sy::core::Attr> attrs = {
-          sy::core::Attr(absl::MakeConstSpan(stride)), sy::core::Attr(absl::MakeConstSpan(padding)),
-          sy::core::Attr(absl::MakeConstSpan(dilation)), sy::core::Attr(int64_t{1})};
-      const double ms =
-          b.TimeMs([&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 10);
-      const double flops =
-          2.0 * n * s.k * oh * oh * s.c * s.kernel * s.kernel;
-      std::printf("| conv2d | N=32 %s | %s | %.3f ms | %.1f TFLOP/s | |\n", s.label,
-                  Name(dtype), ms, flops / (ms * 1e-3) / 1e12);
-      if (s.c == 512) {  // the host's cost of one call, on the smallest problem
-        const double us = b.HostUsPerCall(
-            [&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 50);
-        std::printf("| conv2d (per call, host clock) | N=32 %s | %s | %.1f us | | |\n",
-                    s.label, Name(dtype), us);
-      }
-    }
-  }
+  if (g_only.empty() || g_only == "conv2d") ConvRows(b);
+  if (g_only.empty() || g_only == "attention") AttentionRows(b);
   return 0;
 }
