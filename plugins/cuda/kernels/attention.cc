@@ -31,7 +31,7 @@ using ::sy::plugin::StrCat;
 
 constexpr std::string_view kOp = "scaled_dot_product_attention";
 enum MaskKind { kNoMask = 0, kBoolMask = 1, kAddMask = 2 };
-enum Variant { kAuto = -1, kFlash = 0, kCudnn = 1 };
+enum Variant { kAuto = -1, kFlash = 0, kCudnn = 1, kFlashWide = 2 };
 // Scores (batch × Lq × Lk) from which cuDNN runs a call by default.
 constexpr int64_t kCudnnMinScores = int64_t{1} << 20;
 
@@ -249,7 +249,7 @@ sy_error_t* AttentionImpl(const sy_kernel_call_t* call, sy_dtype_t dtype,
 
   Scratch scratch(call, stream->stream);
   const int variant = call->variant;
-  if (variant != kFlash) {
+  if (variant == kAuto || variant == kCudnn) {
     const CudnnLibrary* lib = CudnnLibrary::Get(nullptr);
     std::string why_not;
     SdpaKey key;
@@ -280,6 +280,7 @@ sy_error_t* AttentionImpl(const sy_kernel_call_t* call, sy_dtype_t dtype,
     }
   }
   // The flash kernel; pack what it cannot read in place.
+  p.wide = variant == kFlashWide;
   const struct {
     int which;
     const void** base;
@@ -307,10 +308,11 @@ sy_error_t* AttentionKernel(const sy_kernel_call_t* call) {
 }
 
 struct Variants {
-  int32_t configs[2] = {kFlash, kCudnn};
-  sy_kernel_variant_t variants[2] = {
+  int32_t configs[3] = {kFlash, kCudnn, kFlashWide};
+  sy_kernel_variant_t variants[3] = {
       {sizeof(sy_kernel_variant_t), nullptr, "flash", &configs[0], sizeof(int32_t)},
-      {sizeof(sy_kernel_variant_t), nullptr, "cudnn", &configs[1], sizeof(int32_t)}};
+      {sizeof(sy_kernel_variant_t), nullptr, "cudnn", &configs[1], sizeof(int32_t)},
+      {sizeof(sy_kernel_variant_t), nullptr, "flash_wide", &configs[2], sizeof(int32_t)}};
 };
 
 template <sy_dtype_t D, MaskKind M>
@@ -329,7 +331,7 @@ sy_error_t* RegisterOne(const sy_host_api_t* host, sy_host_context_t* context) {
   desc.priority = gpu::ThisTarget().priority;
   desc.fn = AttentionKernel<D, M>;
   desc.variants = variants.variants;
-  desc.num_variants = 2;
+  desc.num_variants = 3;
   desc.flags = SY_KERNEL_FLAG_MAY_DECLINE;
   return host->register_kernel(context, &desc);
 }

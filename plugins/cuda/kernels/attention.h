@@ -7,9 +7,10 @@
 // when cuDNN is loaded, the call fits it (Note [cuDNN attention]) and it is
 // large (batch × Lq × Lk >= 2^20 scores: below that the plugin's kernel
 // is as fast and builds nothing); otherwise, and whenever cuDNN has no
-// plan, the plugin's own flash kernel (flash_attention.h). The two are the
-// kernel's autotune variants: "flash" and "cudnn" (the latter fails with
-// UNIMPLEMENTED, naming why, where cuDNN cannot run the call).
+// plan, the plugin's own flash kernel (flash_attention.h). The autotune
+// variants: "flash" (64 query rows a block), "cudnn" (fails with
+// UNIMPLEMENTED, naming why, where cuDNN cannot run the call) and
+// "flash_wide" (128 rows a block).
 //
 // Declines (SY_KERNEL_FLAG_MAY_DECLINE) head dims above 256 and calls
 // without keys (Lk = 0): the core's decomposition runs those, and

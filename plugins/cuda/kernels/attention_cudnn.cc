@@ -4,11 +4,12 @@
 // (scaled_dot_product_flash_attention.h of frontend 1.x): every
 // intermediate is a virtual f32 tensor, the indices of GEN_INDEX int32, the
 // comparison boolean; masked scores become the lowest float (not -inf, so
-// that a fully masked tile never gives inf - inf). The frontend always
-// computes the softmax statistics (log-sum-exp), as a virtual tensor for
-// inference; the graph is built that way first, then with the statistics
-// as an output (into a scratch buffer), then without them, until an engine
-// takes it.
+// that a fully masked tile never gives inf - inf). Which variant of the
+// pattern a cuDNN release's engines take is not documented for the
+// backend API alone, so the graph is built in a few, until one gets an
+// engine: the softmax statistics (log-sum-exp) virtual, as an output (into
+// a scratch buffer) or absent, and the probabilities entering P·V in f32
+// or in the inputs' dtype. The answer is cached per problem.
 #include "kernels/attention_cudnn.h"
 
 #include <cstring>
@@ -149,8 +150,10 @@ sy_error_t* Matmul(const CudnnBuilder& b, const CudnnDesc& a, const CudnnDesc& b
 }
 
 // The graph of `k` (with the statistics output when `stats`).
+// `p_io`: the probabilities P that enter P·V in q's dtype (as
+// TransformerEngine's graphs have them) rather than f32.
 sy_error_t* BuildGraph(const CudnnBuilder& b, cudnnHandle_t handle,
-                       const SdpaKey& k, Stats stats, CudnnDesc* graph) {
+                       const SdpaKey& k, Stats stats, bool p_io, CudnnDesc* graph) {
   const cudnnDataType_t io =
       k.dtype == SY_DTYPE_F16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
   std::vector<CudnnDesc> tensors;  // keeps every tensor alive
@@ -238,7 +241,7 @@ sy_error_t* BuildGraph(const CudnnBuilder& b, cudnnHandle_t handle,
   SY_PLUGIN_RETURN_IF_ERROR(make(kSub, f32, s_dims, s_strides, true));
   SY_PLUGIN_RETURN_IF_ERROR(make(kExp, f32, s_dims, s_strides, true));
   SY_PLUGIN_RETURN_IF_ERROR(make(kSum, f32, r_dims, r_strides, true));
-  SY_PLUGIN_RETURN_IF_ERROR(make(kP, f32, s_dims, s_strides, true));
+  SY_PLUGIN_RETURN_IF_ERROR(make(kP, p_io ? io : f32, s_dims, s_strides, true));
   ops.emplace_back();
   SY_PLUGIN_RETURN_IF_ERROR(Reduction(b, CUDNN_REDUCE_TENSOR_MAX, t(last), t(kMax), &ops.back()));
   ops.emplace_back();
@@ -274,15 +277,23 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle, const SdpaKey& k) {
   CudnnBuilder b(lib, kOp);
   Outcome out;
   std::string why;
-  for (Stats stats : {Stats::kVirtual, Stats::kOutput, Stats::kNone}) {
+  struct Attempt {
+    Stats stats;
+    bool p_io;
+  };
+  constexpr Attempt kAttempts[] = {
+      {Stats::kVirtual, false}, {Stats::kVirtual, true}, {Stats::kOutput, false},
+      {Stats::kOutput, true},   {Stats::kNone, false},   {Stats::kNone, true}};
+  for (const Attempt& attempt : kAttempts) {
+    const Stats stats = attempt.stats;
     CudnnDesc graph;
-    if (sy_error_t* e = BuildGraph(b, handle, k, stats, &graph)) {
+    if (sy_error_t* e = BuildGraph(b, handle, k, stats, attempt.p_io, &graph)) {
       DropError(e);
       why += StrCat(why.empty() ? "" : "; ", "building the graph failed: ", b.last_error());
       continue;
     }
     std::vector<CudnnDesc> configs;
-    if (sy_error_t* e = EngineConfigs(b, graph, {}, 8, &configs)) {
+    if (sy_error_t* e = EngineConfigs(b, handle, graph, {}, 8, &configs)) {
       DropError(e);
       why += StrCat(why.empty() ? "" : "; ", "the heuristics failed: ", b.last_error());
       continue;
@@ -303,13 +314,15 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle, const SdpaKey& k) {
       plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
                   StrCat("cuda plugin: ", kOp, ": cuDNN ", out.plan->plan.engine,
                          " for ", Describe(k),
-                         stats == Stats::kVirtual  ? " (virtual statistics)"
-                         : stats == Stats::kOutput ? " (statistics as an output)"
-                                                   : " (no statistics)",
+                         stats == Stats::kVirtual  ? " (virtual statistics"
+                         : stats == Stats::kOutput ? " (statistics as an output"
+                                                   : " (no statistics",
+                         attempt.p_io ? ", P in the input dtype)" : ", P in f32)",
                          ", ", out.plan->plan.workspace, " bytes of workspace"));
       return out;
     }
   }
+  if (why.size() > 1500) why = why.substr(0, 1500) + " …";
   out.why_not = StrCat("cuDNN has no engine for ", Describe(k), " (", why, ")");
   plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
               StrCat("cuda plugin: ", kOp, ": ", out.why_not,

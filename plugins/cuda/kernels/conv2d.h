@@ -15,7 +15,7 @@
 // from heuristics mode A then B, plan — and kept in a bounded LRU cache
 // (plugin option conv2d_plan_cache_size, default 256 problems); a call
 // then costs a lookup, a variant pack and cudnnBackendExecute. Which
-// engine: without a variant, the top (at most 6) configurations are each
+// engine: without a variant, the top (at most 16) configurations are each
 // timed once on the first call's own buffers (as cudnn.benchmark does) and
 // the fastest kept; variant k (cudnn_heuristic0..3) runs the k-th
 // configuration, for the autotuner. A problem no engine takes is cached

@@ -28,7 +28,7 @@ constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3, kUidBias = 4, kUidConv = 5,
                   kUidAdd = 6;
 // Configurations timed for a measured pick, and the most workspace one may
 // use (larger ones are skipped, as cudnn.benchmark caps its own).
-constexpr int kMaxTimed = 6;
+constexpr int kMaxTimed = 16;
 constexpr int64_t kMaxWorkspace = int64_t{256} << 20;
 
 cudnnDataType_t IoType(int32_t dtype) {
@@ -369,7 +369,7 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
                               : std::span<const cudnnBackendNumericalNote_t>(kF32Accumulate);
   std::vector<CudnnDesc> configs;
   const int wanted = k.variant >= 0 ? 64 : kMaxTimed;
-  if (sy_error_t* e = EngineConfigs(b, graph, refused, wanted, &configs)) {
+  if (sy_error_t* e = EngineConfigs(b, handle, graph, refused, wanted, &configs)) {
     return fail(e, "the engine heuristics");
   }
   std::vector<std::unique_ptr<CudnnPlan>> plans;

@@ -160,10 +160,15 @@ bool Refused(const CudnnBuilder& b, const CudnnDesc& config,
 }
 
 sy_error_t* Heuristic(const CudnnBuilder& b, const CudnnDesc& graph,
-                      cudnnBackendHeurMode_t mode, std::vector<CudnnDesc>* out) {
+                      cudnnBackendHeurMode_t mode, const CudnnDesc* device_prop,
+                      std::vector<CudnnDesc>* out) {
   CudnnDesc heur;
   SY_PLUGIN_RETURN_IF_ERROR(b.Create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR, &heur));
   SY_PLUGIN_RETURN_IF_ERROR(b.SetDesc(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
+  if (device_prop != nullptr) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        b.SetDesc(heur, CUDNN_ATTR_ENGINEHEUR_DEVICEPROP, *device_prop));
+  }
   SY_PLUGIN_RETURN_IF_ERROR(
       b.Set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode));
   SY_PLUGIN_RETURN_IF_ERROR(b.Finalize(heur, "the engine heuristic"));
@@ -190,45 +195,109 @@ sy_error_t* Heuristic(const CudnnBuilder& b, const CudnnDesc& graph,
 
 }  // namespace
 
-sy_error_t* EngineConfigs(const CudnnBuilder& b, const CudnnDesc& graph,
+sy_error_t* EngineConfigs(const CudnnBuilder& b, cudnnHandle_t handle,
+                          const CudnnDesc& graph,
                           std::span<const cudnnBackendNumericalNote_t> refused_notes,
                           int max, std::vector<CudnnDesc>* out) {
   out->clear();
   std::vector<int64_t> seen;
-  for (cudnnBackendHeurMode_t mode :
-       {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
-    std::vector<CudnnDesc> configs;
-    if (sy_error_t* e = Heuristic(b, graph, mode, &configs)) {
-      // One mode may not support the graph; another may. The caller
-      // reports "no engine" when none returns one.
-      DropError(e);
-      continue;
+  std::string errors;
+  // The device properties, for a second round when the first finds no
+  // engine: cuDNN 9.19 deprecates the handle in the graph in favour of
+  // them, and its runtime-compiled engines may want them. Older releases
+  // lack the descriptor; then there is no second round.
+  CudnnDesc device_prop;
+  for (int round = 0; round < 2 && out->empty(); ++round) {
+    if (round == 1) {
+      sy_error_t* e = b.Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &device_prop);
+      if (e == nullptr) {
+        e = b.Set(device_prop, CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+      }
+      if (e == nullptr) e = b.Finalize(device_prop, "the device properties");
+      if (e != nullptr) {
+        DropError(e);
+        errors += StrCat("; device properties: ", b.last_error());
+        break;
+      }
     }
-    for (CudnnDesc& c : configs) {
-      if (static_cast<int>(out->size()) >= max) return nullptr;
-      int64_t index = -1;
-      if (Refused(b, c, refused_notes, &index)) continue;
-      // Mode B repeats much of A: keep the first of each engine. (Knob
-      // choices may differ; A's come first and are the ones kept.)
-      if (index >= 0 && std::find(seen.begin(), seen.end(), index) != seen.end()) {
+    for (cudnnBackendHeurMode_t mode :
+         {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_B, CUDNN_HEUR_MODE_FALLBACK}) {
+      std::vector<CudnnDesc> configs;
+      if (sy_error_t* e = Heuristic(b, graph, mode, round == 1 ? &device_prop : nullptr,
+                                    &configs)) {
+        // One mode may not support the graph; another may. Only when none
+        // returns an engine is the failure the answer.
+        DropError(e);
+        errors += StrCat(errors.empty() ? "" : "; ", round == 1 ? "with device properties, " : "",
+                         "mode ", static_cast<int>(mode), ": ", b.last_error());
         continue;
       }
-      seen.push_back(index);
-      out->push_back(std::move(c));
+      for (CudnnDesc& c : configs) {
+        if (static_cast<int>(out->size()) >= max) return nullptr;
+        int64_t index = -1;
+        if (Refused(b, c, refused_notes, &index)) continue;
+        // Mode B repeats much of A: keep the first of each engine. (Knob
+        // choices may differ; A's come first and are the ones kept.)
+        if (index >= 0 && std::find(seen.begin(), seen.end(), index) != seen.end()) {
+          continue;
+        }
+        seen.push_back(index);
+        out->push_back(std::move(c));
+      }
     }
+  }
+  if (out->empty() && !errors.empty()) {
+    return b.Check(CUDNN_STATUS_NOT_SUPPORTED,
+                   StrCat("no engine heuristic takes the graph (", errors, ")"));
   }
   return nullptr;
 }
 
-sy_error_t* MakePlan(const CudnnBuilder& b, cudnnHandle_t handle,
-                     const CudnnDesc& config, CudnnPlan* out) {
+namespace {
+
+// A plan of `config` bound to the device through the handle, or (when
+// `device_prop`) through the device-properties descriptor as well.
+sy_error_t* FinalizePlan(const CudnnBuilder& b, cudnnHandle_t handle,
+                         const CudnnDesc& config, const CudnnDesc* device_prop,
+                         CudnnDesc* out) {
   CudnnDesc plan;
   SY_PLUGIN_RETURN_IF_ERROR(b.Create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR, &plan));
   SY_PLUGIN_RETURN_IF_ERROR(
       b.Set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle));
+  if (device_prop != nullptr) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        b.SetDesc(plan, CUDNN_ATTR_EXECUTION_PLAN_DEVICEPROP, *device_prop));
+  }
   SY_PLUGIN_RETURN_IF_ERROR(
       b.SetDesc(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config));
   SY_PLUGIN_RETURN_IF_ERROR(b.Finalize(plan, "the execution plan"));
+  *out = std::move(plan);
+  return nullptr;
+}
+
+}  // namespace
+
+sy_error_t* MakePlan(const CudnnBuilder& b, cudnnHandle_t handle,
+                     const CudnnDesc& config, CudnnPlan* out) {
+  CudnnDesc plan;
+  if (sy_error_t* e = FinalizePlan(b, handle, config, nullptr, &plan)) {
+    // Once more with the device-properties descriptor (cudnn_graph.h).
+    const std::string first = b.last_error();
+    DropError(e);
+    CudnnDesc device_prop;
+    e = b.Create(CUDNN_BACKEND_DEVICEPROP_DESCRIPTOR, &device_prop);
+    if (e == nullptr) {
+      e = b.Set(device_prop, CUDNN_ATTR_DEVICEPROP_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+    }
+    if (e == nullptr) e = b.Finalize(device_prop, "the device properties");
+    if (e == nullptr) e = FinalizePlan(b, handle, config, &device_prop, &plan);
+    if (e != nullptr) {
+      DropError(e);
+      return b.Check(CUDNN_STATUS_NOT_SUPPORTED,
+                     StrCat("building the plan failed (", first, "; with device "
+                            "properties: ", b.last_error(), ")"));
+    }
+  }
   int64_t workspace = 0, got = 0;
   SY_PLUGIN_RETURN_IF_ERROR(b.Check(b.lib().cudnnBackendGetAttribute(plan.get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
                                        CUDNN_TYPE_INT64, 1, &got, &workspace), "reading the plan's workspace size failed"));

@@ -122,10 +122,12 @@ sy_error_t* MakeOperationGraph(const CudnnBuilder& b, cudnnHandle_t handle,
                                CudnnDesc* out);
 
 // Engine configurations for `graph` from heuristics mode A, then B and
-// FALLBACK for engines A did not return, best first, without those whose engine carries a
+// FALLBACK for engines A did not return (and once more with the device's
+// properties descriptor when none returns any), best first, without those whose engine carries a
 // numerical note in `refused_notes` (TENSOR_CORE and DOWN_CONVERT_INPUTS
 // for f32: no TF32). At most `max` are returned; none is not an error.
-sy_error_t* EngineConfigs(const CudnnBuilder& b, const CudnnDesc& graph,
+sy_error_t* EngineConfigs(const CudnnBuilder& b, cudnnHandle_t handle,
+                          const CudnnDesc& graph,
                           std::span<const cudnnBackendNumericalNote_t> refused_notes,
                           int max, std::vector<CudnnDesc>* out);
 

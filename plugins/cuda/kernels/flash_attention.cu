@@ -337,9 +337,11 @@ __global__ void __launch_bounds__(Br / 16 * 32)
   }
 }
 
-// Raises a kernel's dynamic shared-memory limit once per device.
-template <class Kernel>
-cudaError_t AllowSmem(Kernel kernel, size_t bytes) {
+// Raises kernel K's dynamic shared-memory limit (above the default 48 KB)
+// once per device. The flag set lives in the template instance, so each
+// kernel has its own (a function pointer's type is shared by all of them).
+template <auto K>
+cudaError_t AllowSmem(size_t bytes) {
   static std::atomic<uint64_t> done{0};
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -348,7 +350,7 @@ cudaError_t AllowSmem(Kernel kernel, size_t bytes) {
   if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) {
     return cudaSuccess;
   }
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  e = cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(bytes));
   if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_relaxed);
   return e;
@@ -362,22 +364,28 @@ cudaError_t Launch(const FlashParams& p, cudaStream_t stream) {
   if (blocks == 0) return cudaSuccess;
   if (blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   if (p.mask != nullptr) {
-    auto kernel = FlashKernel<T, D, Br, Bc, true>;
-    if (cudaError_t e = AllowSmem(kernel, kSmem); e != cudaSuccess) return e;
+    constexpr auto kernel = FlashKernel<T, D, Br, Bc, true>;
+    if (cudaError_t e = AllowSmem<kernel>(kSmem); e != cudaSuccess) return e;
     kernel<<<static_cast<unsigned>(blocks), kThreads, kSmem, stream>>>(p);
   } else {
-    auto kernel = FlashKernel<T, D, Br, Bc, false>;
-    if (cudaError_t e = AllowSmem(kernel, kSmem); e != cudaSuccess) return e;
+    constexpr auto kernel = FlashKernel<T, D, Br, Bc, false>;
+    if (cudaError_t e = AllowSmem<kernel>(kSmem); e != cudaSuccess) return e;
     kernel<<<static_cast<unsigned>(blocks), kThreads, kSmem, stream>>>(p);
   }
   return cudaGetLastError();
 }
 
+// Tiles: 64 query rows (4 warps) a block by default, so that two or three
+// blocks share a multiprocessor and one's softmax overlaps another's
+// matrix products; 128 rows (8 warps, K and V tiles shared by twice the
+// rows) when `wide`. D = 256 has room for one shape only.
 template <class T>
 cudaError_t LaunchFor(const FlashParams& p, cudaStream_t stream) {
   switch (FlashHeadDim(p.e, p.ev)) {
-    case 64: return Launch<T, 64, 128, 64>(p, stream);
-    case 128: return Launch<T, 128, 128, 64>(p, stream);
+    case 64:
+      return p.wide ? Launch<T, 64, 128, 64>(p, stream) : Launch<T, 64, 64, 64>(p, stream);
+    case 128:
+      return p.wide ? Launch<T, 128, 128, 64>(p, stream) : Launch<T, 128, 64, 64>(p, stream);
     case 256: return Launch<T, 256, 64, 32>(p, stream);
     default: return cudaErrorInvalidValue;
   }

@@ -4,7 +4,7 @@
 //
 // Note [Flash attention]: one thread block takes a tile of Br query rows
 // of one batch entry (every batch dim of the output flattened) and walks
-// the keys in tiles of Bc: S = Q·Kᵀ on the tensor cores (mma.sync
+// the keys in tiles of Bc (64; 32 for D = 256): S = Q·Kᵀ on the tensor cores (mma.sync
 // m16n8k16, f32 accumulation), masks applied to S, an online softmax in
 // registers (running row max and sum, the output rescaled when the max
 // grows: FlashAttention-2's recurrence), then O += P·V with P rounded to
@@ -64,6 +64,7 @@ struct FlashParams {
   bool causal = false;
   bool mask_is_bool = false;  // else added (the mask's dtype is q's)
   bool out_vectorized = false;  // o_cs == 1, 16-byte aligned rows, Ev % 8 == 0
+  bool wide = false;  // 128 query rows a block instead of 64 (D <= 128)
 };
 
 // The head-dim template the kernel runs for max(E, Ev), or 0 above 256.

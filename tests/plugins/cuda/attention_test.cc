@@ -3,8 +3,8 @@
 // bool and additive masks that broadcast, odd sequence lengths, head dims
 // 8 to 256 (E != Ev too, and dims that are not multiples of 8, which the
 // kernel packs), a zero-size batch, q/k/v as views of a [B, L, H, E]
-// projection, both variants (the plugin's flash kernel and cuDNN's fused
-// attention), and a head dim above 256, which the kernel declines so that
+// projection, every variant (the plugin's flash kernel with 64- and
+// 128-row tiles, cuDNN's fused attention), and a head dim above 256, which the kernel declines so that
 // the decomposition runs it and `explain` says why. Inputs are random.
 // Skips without a GPU.
 #include <gmock/gmock.h>
@@ -365,8 +365,8 @@ TEST_P(CudaAttentionTest, FlashAndCudnnVariants) {
     std::vector<int64_t> shape;
     const std::vector<double> want =
         Reference(q, k, v, nullptr, false, causal, 1.0 / 8.0, &shape);
-    for (int variant : {0, 1}) {
-      SCOPED_TRACE(variant == 0 ? "flash" : "cudnn");
+    for (int variant : {0, 2, 1}) {
+      SCOPED_TRACE(variant == 0 ? "flash" : variant == 2 ? "flash_wide" : "cudnn");
       absl::StatusOr<Tensor> out =
           CallVariant({tq, tk, tv, Tensor()}, causal, KernelName(dtype, "none"), variant);
       if (!out.ok() && variant == 1 &&

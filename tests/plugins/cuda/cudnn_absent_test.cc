@@ -29,7 +29,7 @@ TEST(CudaWithoutCudnn, Conv2dIsNotRegisteredAndLoadSaysWhy) {
   EXPECT_EQ(record->outcome, LoadOutcome::kLoaded);
   std::string note;
   for (const std::string& n : record->notes) {
-    if (n.find("cuDNN") != std::string::npos) note = n;
+    if (n.find("cuDNN not found") != std::string::npos) note = n;
   }
   EXPECT_THAT(note, HasSubstr(std::string("cuDNN not found (") + kMissing + ": "));
   EXPECT_THAT(note, HasSubstr("): conv2d not registered for f32, f16 and bf16"));

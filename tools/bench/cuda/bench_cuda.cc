@@ -141,6 +141,24 @@ class Bench {
     return us[us.size() / 2];
   }
 
+  // Median host microseconds to enqueue one call of `fn` (the host's own
+  // cost: no synchronization inside the timed loop of `calls` calls, few
+  // enough that the device's launch queue never fills).
+  double HostEnqueueUs(const std::function<void()>& fn, int calls) {
+    for (int i = 0; i < 20; ++i) fn();
+    std::vector<double> us;
+    for (int r = 0; r < g_repeats; ++r) {
+      Check(rt_->Synchronize(*dev_), "sync");
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < calls; ++i) fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
+    }
+    Check(rt_->Synchronize(*dev_), "sync");
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  }
+
   void CopyD2D(void* dst, const void* src, size_t bytes) {
     Check(sy::core::TakeError(api_->memcpy_async(api_->device_data, dev_->stream(), dst, src,
                                            bytes, SY_COPY_DEVICE_TO_DEVICE), "copy"), "copy");
@@ -216,10 +234,13 @@ void ConvRows(Bench& b) {
     const std::vector<sy::core::Attr> attrs = {
         sy::core::Attr(absl::MakeConstSpan(one)), sy::core::Attr(absl::MakeConstSpan(one)),
         sy::core::Attr(absl::MakeConstSpan(one)), sy::core::Attr(int64_t{1})};
-    const double us = b.HostUsPerCall(
-        [&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); }, 200);
-    std::printf("| conv2d (per call, host clock) | N=1 64->64 3x3, 8^2 | %s | %.1f us | | |\n",
+    const auto call = [&] { Check(rt.CallOut(conv, ins, attrs, outs), "conv2d"); };
+    const double us = b.HostUsPerCall(call, 200);
+    const double enqueue_us = b.HostEnqueueUs(call, 100);
+    std::printf("| conv2d (per call incl. sync, host clock) | N=1 64->64 3x3, 8^2 | %s | %.1f us | | |\n",
                 Name(dtype), us);
+    std::printf("| conv2d (host time to enqueue one call) | N=1 64->64 3x3, 8^2 | %s | %.1f us | | |\n",
+                Name(dtype), enqueue_us);
   }
 }
 
@@ -240,8 +261,8 @@ absl::Status Sdpa(sy::core::Runtime& rt, sy::core::OpHandle op,
 }
 
 // scaled_dot_product_attention on Llama-class shapes, bf16 and f16, causal
-// and not: the plugin's flash kernel, cuDNN's fused attention, and the
-// dispatcher's default, in TFLOP/s (4·B·H·Lq·Lk·E flops, halved when
+// and not: the plugin's flash kernel (64- and 128-row tiles), cuDNN's
+// fused attention, and the dispatcher's default, in TFLOP/s (4·B·H·Lq·Lk·E flops, halved when
 // causal, as FlashAttention counts).
 void AttentionRows(Bench& b) {
   sy::core::Runtime& rt = b.rt();
@@ -265,8 +286,11 @@ void AttentionRows(Bench& b) {
       sy::core::Tensor out = b.Empty(dtype, shape);
       for (bool causal : {false, true}) {
         const double flops = 4.0 * s.batch * s.heads * s.len * s.len * s.dim / (causal ? 2 : 1);
-        for (int variant : {0, 1, -2}) {
-          const char* label = variant == 0 ? "flash" : variant == 1 ? "cudnn" : "default";
+        for (int variant : {0, 2, 1, -2}) {
+          const char* label = variant == 0   ? "flash"
+                              : variant == 2 ? "flash_wide"
+                              : variant == 1 ? "cudnn"
+                                             : "default";
           absl::Status first = Sdpa(rt, op, in, out, causal, kernel, variant);
           if (!first.ok()) {
             std::printf("| sdpa %s | B=%lld H=%lld L=%lld E=%lld%s | %s | n/a | %s | |\n", label,

@@ -57,6 +57,21 @@ def host_us(fn, calls):
     return statistics.median(us)
 
 
+def host_enqueue_us(fn, calls):
+    """Host microseconds to enqueue one call (no sync in the timed loop)."""
+    for _ in range(20):
+        fn()
+    us = []
+    for _ in range(REPEATS):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        us.append((time.perf_counter() - t0) / calls * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(us)
+
+
 # ResNet-50's convolutions at batch 32 (as bench_cuda's kResnetConvs).
 RESNET_CONVS = [
     ("conv1 3->64 7x7 s2, 224^2", 3, 224, 64, 7, 2, 3),
@@ -84,8 +99,10 @@ def conv_rows():
     for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         x = (torch.rand(1, 64, 8, 8, device=dev) * 4 - 2).to(dtype)
         w = (torch.rand(64, 64, 3, 3, device=dev) * 0.2 - 0.1).to(dtype)
-        us = host_us(lambda: F.conv2d(x, w, None, 1, 1), 200)
-        print(f"| F.conv2d (per call, host clock) | N=1 64->64 3x3, 8^2 | {name} | {us:.1f} us | | |")
+        fn = lambda: F.conv2d(x, w, None, 1, 1)
+        us = host_us(fn, 200)
+        print(f"| F.conv2d (per call incl. sync, host clock) | N=1 64->64 3x3, 8^2 | {name} | {us:.1f} us | | |")
+        print(f"| F.conv2d (host time to enqueue one call) | N=1 64->64 3x3, 8^2 | {name} | {host_enqueue_us(fn, 100):.1f} us | | |")
 
 
 ATTENTION_SHAPES = [(16, 16, 512, 64), (4, 16, 2048, 64), (8, 32, 1024, 128),
