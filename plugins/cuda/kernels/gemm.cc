@@ -282,11 +282,9 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
   const bool has_bias =
       p.epilogue == GemmEpilogue::kBias || p.epilogue == GemmEpilogue::kGeluBias;
   if (k == 0) {
-    if (has_bias || p.epilogue == GemmEpilogue::kGelu) {
-      return MakeError(SY_STATUS_UNIMPLEMENTED,
-                       StrCat("cuda plugin: ", op, ": an inner dimension of 0 "
-                              "with a bias or GELU epilogue has no CUDA kernel; "
-                              "run it on the cpu device"));
+    // The product is zero: the output is the epilogue of zero (gelu(0) = 0).
+    if (has_bias) {
+      return BiasOutput(stream, p, p.epilogue == GemmEpilogue::kGeluBias, op);
     }
     return ZeroOutput(stream, p, op);
   }

@@ -55,6 +55,11 @@ sy_error_t* RunIntGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
 // strides to point at it.
 sy_error_t* DensifyOperand(const gpu::Stream& stream, gpu::GemmProblem& p,
                            int which, void** out_buffer, std::string_view op);
+// Writes the bias (gelu(bias) with `gelu`, the tanh form as cuBLASLt's
+// epilogue) into every row of the M×N output of every batch: a product
+// with K = 0 and a bias epilogue.
+sy_error_t* BiasOutput(const gpu::Stream& stream, const gpu::GemmProblem& p,
+                       bool gelu, std::string_view op);
 // Writes zeros into the M×N output of every batch (for K = 0).
 sy_error_t* ZeroOutput(const gpu::Stream& stream, const gpu::GemmProblem& p,
                        std::string_view op);

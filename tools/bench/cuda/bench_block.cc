@@ -12,7 +12,8 @@
 // batch 8 × 512 tokens × 1024 features, 16 heads of 64, MLP 4096, no
 // biases (Llama-style). Prints the first call's time (plans, heuristics,
 // first launches) apart from the steady state (median of 20 timings of 5
-// blocks each, device events), and which kernel ran each op.
+// blocks each, device events, after 300 ms of warm-up), which kernel ran
+// each op, and each op's device time.
 //
 //   bench_block [--repeats=N]
 #include <algorithm>
@@ -118,8 +119,50 @@ class Block {
       std::printf("  %-30s %s\n", kNames[op],
                   Value(rt_.Explain(ops_[op], in, attrs), kNames[op]).c_str());
     }
-    return Value(rt_.Call(ops_[op], in, attrs), kNames[op])[0];
+    if (!breakdown_) return Value(rt_.Call(ops_[op], in, attrs), kNames[op])[0];
+    // Events around the call: its device time, in the block's order.
+    const sy_device_api_t& api = dev_.type().api();
+    if (events_.size() < 2 * (step_ + 1)) {
+      for (int i = 0; i < 2; ++i) {
+        sy_event_t e = nullptr;
+        Check(sy::core::TakeError(api.event_create(api.device_data, 0, &e), "event"), "event");
+        events_.push_back(e);
+      }
+    }
+    Check(sy::core::TakeError(api.event_record(api.device_data, events_[2 * step_], dev_.stream()), "rec"), "rec");
+    Tensor out = Value(rt_.Call(ops_[op], in, attrs), kNames[op])[0];
+    Check(sy::core::TakeError(api.event_record(api.device_data, events_[2 * step_ + 1], dev_.stream()), "rec"), "rec");
+    labels_.resize(std::max(labels_.size(), step_ + 1));
+    labels_[step_] = kNames[op];
+    ++step_;
+    return out;
   }
+
+ public:
+  // Per-op device times of one block (after Run with the breakdown on).
+  void StartBreakdown() {
+    breakdown_ = true;
+    step_ = 0;
+  }
+  std::vector<std::pair<std::string, double>> StopBreakdown() {
+    breakdown_ = false;
+    Check(rt_.Synchronize(dev_), "sync");
+    const sy_device_api_t& api = dev_.type().api();
+    std::vector<std::pair<std::string, double>> out;
+    for (size_t i = 0; i < step_; ++i) {
+      float ms = 0;
+      Check(sy::core::TakeError(api.event_elapsed_ms(api.device_data, events_[2 * i],
+                                                     events_[2 * i + 1], &ms), "ms"), "ms");
+      out.emplace_back(labels_[i], ms);
+    }
+    return out;
+  }
+
+ private:
+  bool breakdown_ = false;
+  size_t step_ = 0;
+  std::vector<sy_event_t> events_;
+  std::vector<std::string> labels_;
 
   Runtime& rt_;
   sy::core::Device& dev_;
@@ -169,8 +212,12 @@ int main(int argc, char** argv) {
   Check(sy::core::TakeError(api.event_create(api.device_data, 0, &start), "event"), "event");
   Check(sy::core::TakeError(api.event_create(api.device_data, 0, &end), "event"), "event");
   constexpr int kInner = 5;
-  for (int i = 0; i < 3; ++i) y = block.Run(x);
-  Check(rt->Synchronize(dev), "sync");
+  // Warm up for 300 ms, so that clocks settle before anything is timed.
+  const auto warm = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - warm < std::chrono::milliseconds(300)) {
+    y = block.Run(x);
+    Check(rt->Synchronize(dev), "sync");
+  }
   std::vector<double> ms;
   std::vector<double> host_us;
   for (int r = 0; r < repeats; ++r) {
@@ -189,6 +236,21 @@ int main(int argc, char** argv) {
   std::sort(host_us.begin(), host_us.end());
   const double flops = 2.0 * kBatch * kTokens * kModel * (3 * kModel + kModel + 2 * kHidden) +
                        4.0 * kBatch * kHeads * kTokens * kTokens * kHeadDim / 2;
+  // Where the time goes: each op's device time, median of 10 blocks
+  // (events around every call add a little host time of their own).
+  std::vector<std::vector<std::pair<std::string, double>>> runs;
+  for (int r = 0; r < 10; ++r) {
+    block.StartBreakdown();
+    y = block.Run(x);
+    runs.push_back(block.StopBreakdown());
+  }
+  std::printf("per-op device time (median of 10 blocks):\n");
+  for (size_t i = 0; i < runs[0].size(); ++i) {
+    std::vector<double> t;
+    for (const auto& run : runs) t.push_back(run[i].second);
+    std::sort(t.begin(), t.end());
+    std::printf("  %2zu %-30s %8.4f ms\n", i, runs[0][i].first.c_str(), t[t.size() / 2]);
+  }
   std::printf("| block (switchyard, eager) | B=8 L=512 D=1024 H=16 bf16 | first call %.1f ms | "
               "steady %.3f ms | %.1f TFLOP/s | host %.0f us/block |\n",
               first_ms, ms[ms.size() / 2], flops / (ms[ms.size() / 2] * 1e-3) / 1e12,

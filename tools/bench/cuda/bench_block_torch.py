@@ -4,7 +4,8 @@ The same bf16 ops in the same order (see bench_block.cc): rms_norm, one
 QKV linear viewed into heads, causal scaled_dot_product_attention, the
 output linear and residual, rms_norm, linear + tanh gelu, linear and
 residual; batch 8 x 512 x 1024, 16 heads, MLP 4096, no biases. First call
-and steady state (median of 20 timings of 5 blocks, CUDA events).
+and steady state (median of 20 timings of 5 blocks, CUDA events, after
+300 ms of warm-up).
 
     python3 tools/bench/cuda/bench_block_torch.py
 """
@@ -48,9 +49,11 @@ def main():
     y = block(x)
     torch.cuda.synchronize()
     first_ms = (time.perf_counter() - t0) * 1e3
-    for _ in range(3):
+    # Warm up for 300 ms, so that clocks settle before anything is timed.
+    t_warm = time.perf_counter()
+    while time.perf_counter() - t_warm < 0.3:
         y = block(x)
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
     ms, host = [], []
