@@ -18,6 +18,8 @@ void Sigmoid(int64_t n, T* out, const T* x, bool times_x) {
   T e[kMaxN];
   MapLoop([](T v) { return -std::fabs(v); }, n, e, x);
   VecMath(VecFn::kExp, n, e, e);
+  // This file is built with -fno-trapping-math (CMakeLists.txt): else GCC
+  // keeps the select below a branch per element, unvectorized.
   if (times_x) {
     MapLoop([](T v, T ev) {
       const T s = T{1} / (T{1} + ev);
