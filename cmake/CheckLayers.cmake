@@ -81,15 +81,17 @@ function(allowed_for layer out)
   elseif(layer STREQUAL "dispatcher/ops")
     set(allowed ${d}base ${d}ops)
   elseif(layer STREQUAL "dispatcher/memory")
-    set(allowed ${d}base ${d}ops ${d}memory)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory)
   elseif(layer STREQUAL "dispatcher/registry")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry)
   elseif(layer STREQUAL "dispatcher/loading")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry ${d}loading)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading)
   elseif(layer STREQUAL "dispatcher/dispatch")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry ${d}loading ${d}dispatch)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading
+        ${d}dispatch)
   elseif(layer STREQUAL "dispatcher/trace")
-    set(allowed ${d}base ${d}memory ${d}trace)
+    # Tracing sits just above base: every part records into it.
+    set(allowed ${d}base ${d}trace)
   elseif(layer MATCHES "^dispatcher")
     # runtime/, and files directly in dispatcher/: the whole core.
     set(allowed dispatcher)
@@ -157,7 +159,23 @@ set(known_exceptions
   # PluginInstance, which lives in registry/: the counter belongs in a
   # lower part (or behind an interface memory/ defines).
   "dispatcher/memory/device.cc|dispatcher/registry/plugin_instance.h"
-  "dispatcher/memory/tensor.cc|dispatcher/registry/plugin_instance.h")
+  "dispatcher/memory/tensor.cc|dispatcher/registry/plugin_instance.h"
+  # The autotuner and the fusion pass have no face in the C API yet (issues
+  # 15 and 16 say so): their benchmarks drive them through the core.
+  "tools/bench/autotune/bench_autotune.cc|autotune/tune_cases.h"
+  "tools/bench/autotune/bench_autotune.cc|autotune/tuner.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/dispatch/bind.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/registry/plugin_instance.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/runtime/runtime.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tune_cases.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tuner.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|dispatcher/runtime/runtime.h"
+  "tools/bench/fusion/bench_fusion.cc|dispatcher/base/error.h"
+  "tools/bench/fusion/bench_fusion.cc|dispatcher/ops/dtype.h"
+  "tools/bench/fusion/bench_fusion.cc|fusion/graph.h"
+  "tools/bench/fusion/bench_graphs.cc|dispatcher/ops/dtype.h"
+  "tools/bench/fusion/bench_graphs.h|dispatcher/runtime/runtime.h"
+  "tools/bench/fusion/bench_graphs.h|fusion/graph.h")
 set(exceptions_seen "")
 
 file(GLOB_RECURSE sources RELATIVE "${SOURCE_DIR}"
@@ -192,7 +210,12 @@ foreach(source IN LISTS sources)
     set(included "${CMAKE_MATCH_1}")
     set(target "")
     string(REGEX MATCH "^[^/]+" first "${included}")
-    if(first IN_LIST top_level_folders AND included MATCHES "/")
+    # A plugin's include root is its own folder (plugins/cpu/fusion/x.h is
+    # "fusion/x.h" there): a file found there is the plugin's own.
+    string(REGEX MATCH "^plugins/[^/]+" plugin_root "${source}")
+    if(NOT plugin_root STREQUAL "" AND EXISTS "${SOURCE_DIR}/${plugin_root}/${included}")
+      set(target "${plugin_root}/${included}")
+    elseif(first IN_LIST top_level_folders AND included MATCHES "/")
       set(target "${included}")
     elseif(included MATCHES "^switchyard/")
       if(EXISTS "${SOURCE_DIR}/sdk/include/${included}")

@@ -920,7 +920,7 @@ SY_API sy_status_code_t sy_op_unpin_kernel(sy_op_t op, const char* device_type);
 } /* extern "C" */
 
 static_assert(sizeof(void*) == 8, "the Switchyard C API needs 64-bit handles");
-static_assert(SY_STRUCT_SIZE(sy_context_options_t, refused) ==
+static_assert(SY_STRUCT_SIZE(sy_context_options_t, on_load_stage_user_data) ==
                   sizeof(sy_context_options_t), "sy_context_options_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_context_options_t, cpu_fallback) == 88,
               "sy_context_options_t 1.0 ends at cpu_fallback");
