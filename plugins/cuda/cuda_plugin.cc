@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "cuda_device.h"
+#include "fused/fusion_extension.h"
 #include "kernels/attention.h"
-#include "fusion/fusion_extension.h"
 #include "kernels/conv2d.h"
 #include "kernels/cudnn_library.h"
 #include "kernels/kernel_list.h"
@@ -63,7 +63,7 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
   SY_PLUGIN_RETURN_IF_ERROR(RegisterGemmKernels(host, context));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFusedOps(host, context));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterAttentionKernels(host, context));
-  SY_PLUGIN_RETURN_IF_ERROR(RegisterPatternOps(host, context));  // fusion/
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterPatternOps(host, context));  // fused/
   std::string why_not;
   const CudnnLibrary* cudnn = CudnnLibrary::Get(&why_not);
   if (cudnn == nullptr) {

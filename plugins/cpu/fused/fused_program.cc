@@ -1,5 +1,5 @@
 // CompileProgram: the IR → a Program (Note [Tiled evaluator]).
-#include "fusion/fused_program.h"
+#include "fused/fused_program.h"
 
 #include <algorithm>
 

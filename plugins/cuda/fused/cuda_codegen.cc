@@ -1,4 +1,4 @@
-#include "fusion/cuda_codegen.h"
+#include "fused/cuda_codegen.h"
 
 #include <algorithm>
 #include <cctype>
@@ -385,7 +385,13 @@ class Generator {
         w.Line(std::string("const ") + type + " " + name + " = " + Literal(in.imm, wide) + ";");
         return;
       case SY_FUSED_CAST: {
-        const std::string v = std::string("(") + type + ")(" + arg(in.a) + ")";
+        // To an integer dtype a value truncates toward zero (as a store
+        // would), so a cast back to floating sees the integer.
+        const bool integral = in.dtype == SY_DTYPE_I32 || in.dtype == SY_DTYPE_I64 ||
+                              in.dtype == SY_DTYPE_I8 || in.dtype == SY_DTYPE_U8;
+        const std::string v =
+            integral ? std::string(wide ? "trunc((double)(" : "truncf((float)(") + arg(in.a) + "))"
+                     : std::string("(") + type + ")(" + arg(in.a) + ")";
         w.Line(std::string("const ") + type + " " + name + " = " +
                (wide ? v : Round(in.dtype, v)) + ";");
         return;
@@ -554,7 +560,8 @@ class Generator {
     // one reduce dim; several reduced dims loop over the outer ones too).
     const int64_t slots = (k_.reduce_ndim == 1 ? inner : row_length_);
     const int64_t iters = (slots / v + threads_per_row - 1) / threads_per_row;
-    const bool cache = k_.reduce_ndim == 1 && iters * v <= 32 && k_.num_stages > 1;
+    // (iters is 0 for rows of length 0: nothing to keep.)
+    const bool cache = k_.reduce_ndim == 1 && iters >= 1 && iters * v <= 32 && k_.num_stages > 1;
     w.Open("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(block) + ") " +
            name + "(" + Params() + ")");
     w.Line("__shared__ float sy_buf_f[32];");
@@ -565,8 +572,11 @@ class Generator {
       w.Line("const int lane = threadIdx.x & 31;");
       w.Line("if (row >= " + I64(rows_) + ") return;");
     } else {
+      // Uniform over the block (so no __syncthreads is skipped by some
+      // threads): only an empty domain launches a block with no row.
       w.Line("const sy_i64 row = blockIdx.x;");
       w.Line("const int lane = threadIdx.x;");
+      w.Line("if (row >= " + I64(rows_) + ") return;");
     }
     Decompose(w, "row_", "row", 0, first_reduced, true);
     // Inputs read per element in more than one stage stay in registers.

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "cuda_util.h"
-#include "fusion/fusion_extension.h"
+#include "fused/fusion_extension.h"
 #include "kernels/gemm.h"
 #include "switchyard/gpu/gemm_problem.h"
 #include "switchyard/gpu/target.h"

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "fusion/fused_array_ops.h"
-#include "fusion/fused_program.h"
+#include "fused/fused_array_ops.h"
+#include "fused/fused_program.h"
 #include "kernels/elementwise_engine.h"
 #include "kernels/parallel.h"
 #include "kernels/reduce_simd.h"

@@ -1,4 +1,4 @@
-#include "fusion/fused_kernels.h"
+#include "fused/fused_kernels.h"
 
 #include <cuda_runtime_api.h>
 
@@ -9,8 +9,8 @@
 
 #include "cuda_device.h"
 #include "cuda_util.h"
-#include "fusion/cuda_codegen.h"
-#include "fusion/nvrtc_compiler.h"
+#include "fused/cuda_codegen.h"
+#include "fused/nvrtc_compiler.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cuda::fusion {

@@ -1,8 +1,8 @@
-#include "fusion/fusion_extension.h"
+#include "fused/fusion_extension.h"
 
 #include <mutex>
 
-#include "fusion/fused_kernels.h"
+#include "fused/fused_kernels.h"
 
 namespace sy::cuda {
 namespace {

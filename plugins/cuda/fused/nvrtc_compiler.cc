@@ -1,4 +1,4 @@
-#include "fusion/nvrtc_compiler.h"
+#include "fused/nvrtc_compiler.h"
 
 #include <dlfcn.h>
 
