@@ -257,7 +257,7 @@ TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
       EXPECT_EQ(g.scalar.grid, (37 + 7) / 8) << n;  // 8 rows per block
     }
     for (int64_t n : {4096, 262144}) {
-      const GeneratedKernel g = Compile(Softmax(d, 5, n), "softmax " + std::to_string(n), true);
+      const GeneratedKernel g = Compile(Softmax(d, 5, n), "softmax " + std::to_string(n));
       EXPECT_EQ(g.scalar.grid, 5) << n;  // a block per row
       EXPECT_GE(g.scalar.block, 128) << n;
       EXPECT_LE(g.scalar.block, 1024) << n;
@@ -299,7 +299,7 @@ TEST_F(CudaCodegen, MalformedKernelsAreRefusedWithAReason) {
   std::string error;
   sy_fused_kernel_t k = b.Abi();
   EXPECT_FALSE(GenerateCuda(k, CodegenOptions{}, &g, &error));
-  EXPECT_EQ(error, "an instruction has an unknown op");
+  EXPECT_EQ(error, "an instruction has an unknown op or stage");
   b.instrs[0].op = SY_FUSED_LOAD;
   b.in[0].dtype = 77;
   k = b.Abi();

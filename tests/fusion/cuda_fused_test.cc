@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "fusion/backend/kernel_cache.h"
 #include "fusion/graph.h"
 #include "fusion_test_util.h"
 #include "gtest/gtest.h"
@@ -32,6 +33,11 @@ std::string Name(sy_dtype_t d) { return std::string(core::DTypeName(d)); }
 using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 
 class CudaFusion : public ::testing::Test {
+ public:
+  Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
+    return Call(*rt_, op, std::move(in), std::move(attrs));
+  }
+
  protected:
   void SetUp() override {
     rt_ = MakeRuntime({CudaManifest()});
@@ -46,10 +52,6 @@ class CudaFusion : public ::testing::Test {
   void TearDown() override {
     compiler_.reset();
     rt_.reset();
-  }
-
-  Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
-    return Call(*rt_, op, std::move(in), std::move(attrs));
   }
 
   // Compiles `body` fused (with `options`) and unfused, launches both on

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "switchyard/plugin/fused_ir.hpp"
+
 namespace sy::cuda::fusion {
 namespace {
 
@@ -17,11 +19,8 @@ struct Storage {
   int size;
 };
 
-bool Known(sy_dtype_t d) {
-  return d == SY_DTYPE_F32 || d == SY_DTYPE_F64 || d == SY_DTYPE_F16 || d == SY_DTYPE_BF16 ||
-         d == SY_DTYPE_I32 || d == SY_DTYPE_I64 || d == SY_DTYPE_I8 || d == SY_DTYPE_U8 ||
-         d == SY_DTYPE_BOOL;
-}
+using ::sy::plugin::fused::IsCompare;
+using ::sy::plugin::fused::IsReduce;
 
 Storage StorageOf(sy_dtype_t d) {
   switch (d) {
@@ -37,9 +36,7 @@ Storage StorageOf(sy_dtype_t d) {
 }
 
 // Values compute in double for f64 and the wide integers, else float.
-bool Wide(sy_dtype_t d) {
-  return d == SY_DTYPE_F64 || d == SY_DTYPE_I32 || d == SY_DTYPE_I64;
-}
+bool Wide(sy_dtype_t d) { return ::sy::plugin::fused::ComputesInDouble(d); }
 const char* ValueType(sy_dtype_t d) { return Wide(d) ? "double" : "float"; }
 
 std::string ToValue(sy_dtype_t d, const std::string& raw) {
@@ -87,10 +84,6 @@ std::string Literal(double imm, bool wide) {
   return text;
 }
 
-bool IsReduce(int32_t op) {
-  return op == SY_FUSED_REDUCE_SUM || op == SY_FUSED_REDUCE_MAX || op == SY_FUSED_REDUCE_MIN;
-}
-bool IsCompare(int32_t op) { return op >= SY_FUSED_EQ && op <= SY_FUSED_GE; }
 
 // The expression of an arithmetic op on operand expressions; `w`: double.
 std::string OpExpr(int32_t op, bool w, const std::string& a, const std::string& b,
@@ -232,29 +225,19 @@ class Generator {
   Generator(const sy_fused_kernel_t& k, const CodegenOptions& o) : k_(k), o_(o) {}
 
   bool Run(GeneratedKernel* out, std::string* error) {
-    if (k_.ndim < 0 || k_.ndim > SY_MAX_RANK || k_.num_instrs <= 0 || k_.num_stages <= 0 ||
-        k_.reduce_ndim < 0 || k_.reduce_ndim > k_.ndim) {
-      *error = "malformed kernel";
-      return false;
-    }
     // A rank-0 domain runs as [1].
-    ndim_ = k_.ndim == 0 ? 1 : k_.ndim;
-    for (int d = 0; d < ndim_; ++d) shape_[d] = k_.ndim == 0 ? 1 : k_.shape[d];
-    numel_ = 1;
-    for (int d = 0; d < ndim_; ++d) numel_ *= shape_[d];
-    rows_ = 1;
-    for (int d = 0; d < ndim_ - k_.reduce_ndim; ++d) rows_ *= shape_[d];
-    row_length_ = numel_ / std::max<int64_t>(rows_, 1);
-    if (rows_ == 0) row_length_ = 1;
-    if (k_.reduce_ndim > 0) {
-      row_length_ = 1;
-      for (int d = ndim_ - k_.reduce_ndim; d < ndim_; ++d) row_length_ *= shape_[d];
-    }
+    ::sy::plugin::fused::Domain domain;
+    if (!::sy::plugin::fused::ReadDomain(k_, &domain, error)) return false;
+    ndim_ = domain.ndim;
+    for (int d = 0; d < ndim_; ++d) shape_[d] = domain.shape[d];
+    numel_ = domain.numel;
+    rows_ = domain.rows;
+    row_length_ = domain.row_length;
     for (int i = 0; i < k_.num_inputs + k_.num_outputs; ++i) {
       const bool output = i >= k_.num_inputs;
       const sy_fused_operand_t& src =
           output ? k_.outputs[i - k_.num_inputs] : k_.inputs[i];
-      if (!Known(src.dtype)) {
+      if (!::sy::plugin::fused::IsKnownDtype(src.dtype)) {
         *error = "an operand has an unknown dtype";
         return false;
       }
@@ -272,12 +255,6 @@ class Generator {
       p.zero_inner = p.strides[ndim_ - 1] == 0;
       p.unit_inner = p.strides[ndim_ - 1] == 1;
       operands_.push_back(p);
-    }
-    for (int i = 0; i < k_.num_instrs; ++i) {
-      if (k_.instrs[i].op < SY_FUSED_LOAD || k_.instrs[i].op > SY_FUSED_REDUCE_MIN) {
-        *error = "an instruction has an unknown op";
-        return false;
-      }
     }
     entry_ = EntryName(k_.name);
     PlanVector();

@@ -26,8 +26,8 @@
 //     source includes no header, so NVRTC needs none.
 //
 // Thread-safety: pure function.
-#ifndef SWITCHYARD_PLUGINS_CUDA_FUSION_CUDA_CODEGEN_H_
-#define SWITCHYARD_PLUGINS_CUDA_FUSION_CUDA_CODEGEN_H_
+#ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
+#define SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
 
 #include <cstdint>
 #include <string>
@@ -67,4 +67,4 @@ std::string EntryName(const char* name);
 
 }  // namespace sy::cuda::fusion
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_FUSION_CUDA_CODEGEN_H_
+#endif  // SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_

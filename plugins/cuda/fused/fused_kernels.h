@@ -7,8 +7,8 @@
 //
 // Thread-safety: every hook may be called from any thread; a compiled
 // kernel is immutable.
-#ifndef SWITCHYARD_PLUGINS_CUDA_FUSION_FUSED_KERNELS_H_
-#define SWITCHYARD_PLUGINS_CUDA_FUSION_FUSED_KERNELS_H_
+#ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_FUSED_KERNELS_H_
+#define SWITCHYARD_PLUGINS_CUDA_FUSED_FUSED_KERNELS_H_
 
 #include "switchyard/plugin.h"
 
@@ -24,4 +24,4 @@ const char* CompilerName();
 
 }  // namespace sy::cuda::fusion
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_FUSION_FUSED_KERNELS_H_
+#endif  // SWITCHYARD_PLUGINS_CUDA_FUSED_FUSED_KERNELS_H_

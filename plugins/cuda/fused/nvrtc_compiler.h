@@ -10,8 +10,8 @@
 //
 // Thread-safety: Get() and Compile may be called from any thread (NVRTC
 // programs are per call).
-#ifndef SWITCHYARD_PLUGINS_CUDA_FUSION_NVRTC_COMPILER_H_
-#define SWITCHYARD_PLUGINS_CUDA_FUSION_NVRTC_COMPILER_H_
+#ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_NVRTC_COMPILER_H_
+#define SWITCHYARD_PLUGINS_CUDA_FUSED_NVRTC_COMPILER_H_
 
 #include <nvrtc.h>
 
@@ -50,4 +50,4 @@ class NvrtcCompiler {
 
 }  // namespace sy::cuda::fusion
 
-#endif  // SWITCHYARD_PLUGINS_CUDA_FUSION_NVRTC_COMPILER_H_
+#endif  // SWITCHYARD_PLUGINS_CUDA_FUSED_NVRTC_COMPILER_H_
