@@ -18,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "fusion/backend/backends.h"
 #include "fusion/backend/kernel_cache.h"
 #include "fusion/graph.h"
 #include "fusion_test_util.h"
@@ -247,6 +248,42 @@ TEST_F(CudaFusion, MatmulBiasGeluRunsAsTheEpilogueKernel) {
           options);
     EXPECT_EQ(stats.patterns, 1) << description_;
     EXPECT_NE(description_.find("cuda::matmul_bias_gelu"), std::string::npos) << description_;
+  }
+}
+
+// No GPU needed: the cuda plugin registers its device table (with the
+// hooks) even where it finds no device, so the host sees its compiler and
+// patterns on any machine. Also run without NVRTC (compiler "nvrtc (absent)").
+TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
+  std::unique_ptr<Runtime> rt = MakeRuntime({CudaManifest()});
+  ASSERT_NE(rt, nullptr);
+  const Backends backends = FindBackends(rt->state());
+  const FusionBackend* cuda = nullptr;
+  for (const FusionBackend& b : backends.fusion) {
+    if (b.device_type != nullptr && b.device_type->name() == "cuda") cuda = &b;
+  }
+  ASSERT_NE(cuda, nullptr) << "no fusion hooks for cuda; notes: "
+                           << (backends.notes.empty() ? "none" : backends.notes[0]);
+  EXPECT_EQ(cuda->plugin_name, "cuda");
+  EXPECT_TRUE(cuda->row_reductions);
+  EXPECT_TRUE(cuda->Accepts(SY_DTYPE_BF16));
+  EXPECT_TRUE(cuda->Accepts(SY_DTYPE_I64));
+  const char* nvrtc_case = std::getenv("SWITCHYARD_TEST_NVRTC_CASE");
+  if (nvrtc_case != nullptr && std::string(nvrtc_case) == "missing") {
+    EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
+  } else {
+    EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 1"), std::string::npos) << cuda->compiler;
+  }
+  std::vector<std::string> patterns;
+  for (const PatternEntry& p : backends.patterns) {
+    if (p.device_type == "cuda") patterns.push_back(p.pattern->name);
+  }
+  std::sort(patterns.begin(), patterns.end());
+  EXPECT_EQ(patterns, (std::vector<std::string>{"linear_bias_gelu_tanh", "linear_gelu_tanh",
+                                                "matmul_bias", "matmul_bias_gelu_tanh"}));
+  for (const std::string& note : backends.notes) {
+    EXPECT_EQ(note.find("cuda"), std::string::npos) << note;
   }
 }
 
