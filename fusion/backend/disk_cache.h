@@ -12,7 +12,8 @@
 // process — and the next write replaces it. A file cut short by a crash is
 // just such a miss. PyTorch's caches have raced and corrupted (pytorch#172144,
 // triton#2688); this one never reads a half-written entry and never crashes
-// on a bad one (tests/fusion/disk_cache_test.cc).
+// on a bad one (tests/fusion/cuda_fused_test.cc, KernelCacheInMemoryOnDisk…;
+// it runs where a CUDA device is: the cpu tests run with the disk cache off).
 //
 // Thread-safety: every method may be called from any thread and process.
 #ifndef SWITCHYARD_FUSION_BACKEND_DISK_CACHE_H_

@@ -422,5 +422,44 @@ TEST(ContextTest, DiscoverAndRefuse) {
                   "reason");
 }
 
+// on_load_stage names each step of a plugin's load before it runs, in order
+// (what `switchyard info --probe` reports from its child process); a load
+// that fails stops at the step that failed.
+TEST(ContextTest, LoadStagesAreReportedBeforeEachStep) {
+  struct Seen {
+    std::vector<std::string> stages;
+  } seen;
+  auto record = [](void* user, const char* stage) {
+    static_cast<Seen*>(user)->stages.emplace_back(stage);
+  };
+  const std::string cpu = CpuManifest();
+  const char* paths[] = {cpu.c_str()};
+  sy_context_options_t options;
+  sy_context_options_init(&options);
+  options.plugin_paths = paths;
+  options.num_plugin_paths = 1;
+  options.use_environment = 0;
+  options.use_default_path = 0;
+  options.on_load_stage = record;
+  options.on_load_stage_user_data = &seen;
+  sy_context_t context = nullptr;
+  ASSERT_EQ(sy_context_create(&options, &context), SY_STATUS_OK) << sy_last_error_message();
+  sy_context_destroy(context);
+  // A library already open in this process skips open, symbol and init.
+  const std::vector<std::string> first = {"manifest", "open", "symbol", "init", "register"};
+  const std::vector<std::string> again = {"manifest", "register"};
+  EXPECT_TRUE(seen.stages == first || seen.stages == again)
+      << "stages: " << ::testing::PrintToString(seen.stages);
+
+  // A manifest that is not JSON: the manifest step, then nothing.
+  seen.stages.clear();
+  const std::string bad = BrokenManifest("bad_json");
+  const char* broken[] = {bad.c_str()};
+  options.plugin_paths = broken;
+  ASSERT_EQ(sy_context_create(&options, &context), SY_STATUS_OK) << sy_last_error_message();
+  sy_context_destroy(context);
+  EXPECT_EQ(seen.stages, std::vector<std::string>{"manifest"});
+}
+
 }  // namespace
 }  // namespace sy_test
