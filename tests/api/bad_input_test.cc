@@ -216,5 +216,27 @@ TEST_F(BadInputTest, TensorsOnDifferentDevices) {
   ExpectAddStillWorks();
 }
 
+// An output that reaches one element from two indices (a broadcast view,
+// stride 0) is refused before any kernel runs: the kernel would write the
+// element twice. The same output shape, contiguous, works.
+TEST_F(BadInputTest, SelfOverlappingOutputIsRefused) {
+  const std::vector<float> values = RandomFloats(3, 43);
+  sy_tensor_t one = F32(cpu_, {1, 3}, values);
+  const std::vector<int64_t> shape = {2, 3};
+  sy_tensor_t broadcast = Call1(Op(context_, "expand"), {one}, {IntsAttr(shape)});
+  ASSERT_NE(broadcast, nullptr);
+  sy_tensor_t inputs[] = {a_, b_};
+  EXPECT_SY_ERROR(sy_op_call_out(add_, inputs, 2, nullptr, 0, &broadcast, 1),
+                  SY_STATUS_INVALID_ARGUMENT,
+                  "sy_op_call_out: add.Tensor: output #0 (f32[2, 3] on cpu:0, strides [0, 1]) "
+                  "may reach "
+                  "one element from two indices (a stride of 0, or overlapping strides), "
+                  "so a kernel would write it twice; pass a contiguous output");
+  EXPECT_EQ(ReadF32(one), values);  // nothing was written
+  ExpectAddStillWorks();
+  EXPECT_EQ(sy_tensor_release(broadcast), SY_STATUS_OK);
+  EXPECT_EQ(sy_tensor_release(one), SY_STATUS_OK);
+}
+
 }  // namespace
 }  // namespace sy_test
