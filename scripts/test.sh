@@ -13,12 +13,16 @@
 #            would add another 1.5 min) and every test under
 #            AddressSanitizer + UBSan (+ LeakSanitizer)
 #   tsan     the suites labelled "threads" under ThreadSanitizer: the
-#            dispatcher's (registration concurrent with calls), the stress
-#            test (8 threads calling while plugins load), the C API's
-#            suite (shared handles, destroy while calling) and the cpu
-#            plugin's threaded tests (its pool; matmul and conv2d split
-#            over it); the single-threaded numerics suites are left to
-#            release and asan (under TSan the cpu suite alone takes 9 min)
+#            dispatcher's (registration concurrent with calls; the loader),
+#            the hostile corpus (plugins that leave threads at unload,
+#            files checked by descriptor), the stress test (8 threads
+#            calling while plugins load), the C API's suite (shared
+#            handles, destroy while calling), Python threads (the op
+#            namespace rebuilt while plugins load and unload, with the TSan
+#            runtime preloaded into python3) and the cpu plugin's threaded
+#            tests (its pool; matmul and conv2d split over it); the
+#            single-threaded numerics suites are left to release and asan
+#            (under TSan the cpu suite alone takes 9 min)
 #   fuzz     the libFuzzer targets for a bounded time (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +41,7 @@ for pass in "${passes[@]}"; do
       cmake --preset tsan >/dev/null
       cmake --build --preset tsan -j "$jobs" --target \
         dispatcher_test stress_test cpu_plugin_test c_api_test cpu \
-        switchyard_test_plugins
+        switchyard_test_plugins hostile_plugins_test switchyard
       echo "=== tsan: test"
       ctest --preset tsan -j "$jobs" --timeout 900 -L threads
       ;;

@@ -1,5 +1,6 @@
 // sy_context_*: creating and destroying contexts, loading plugins, the load
 // report, introspection and context-wide synchronization.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,7 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "api/src/context_state.h"
 #include "api/src/handle_table.h"
+#include "api/src/lookups.h"
 #include "api/src/status.h"
+#include "dispatcher/loading/manifest.h"
+#include "dispatcher/loading/plugin_loader.h"
+#include "dispatcher/loading/plugin_options.h"
 #include "nlohmann/json.hpp"
 
 namespace sy::capi {
@@ -27,8 +32,10 @@ absl::StatusOr<std::vector<std::string>> Strings(const char* const* array,
   return out;
 }
 
-absl::Status Create(const sy_context_options_t* options, sy_context_t* out_context) {
-  if (absl::Status s = CheckNotNull(out_context, "out_context"); !s.ok()) return s;
+// The loader options `options` (NULL: the defaults) ask for, checked.
+absl::Status ReadOptions(const sy_context_options_t* options,
+                         RuntimeOptions& runtime_options,
+                         std::vector<std::string>* manifests) {
   sy_context_options_t defaults;
   sy_context_options_init(&defaults);
   if (options == nullptr) options = &defaults;
@@ -38,15 +45,14 @@ absl::Status Create(const sy_context_options_t* options, sy_context_t* out_conte
       !s.ok()) {
     return s;
   }
-  RuntimeOptions runtime_options;
   LoaderOptions& loader = runtime_options.loader;
   absl::StatusOr<std::vector<std::string>> paths =
       Strings(options->plugin_paths, options->num_plugin_paths, "options->plugin_paths");
   if (!paths.ok()) return paths.status();
-  absl::StatusOr<std::vector<std::string>> manifests = Strings(
+  absl::StatusOr<std::vector<std::string>> named = Strings(
       options->plugin_manifests, options->num_plugin_manifests,
       "options->plugin_manifests");
-  if (!manifests.ok()) return manifests.status();
+  if (!named.ok()) return named.status();
   absl::StatusOr<std::vector<std::string>> allow =
       Strings(options->allow, options->num_allow, "options->allow");
   if (!allow.ok()) return allow.status();
@@ -58,36 +64,109 @@ absl::Status Create(const sy_context_options_t* options, sy_context_t* out_conte
         "options->cpu_fallback is ", options->cpu_fallback,
         "; use 1 (on), 0 (off) or -1 (SWITCHYARD_CPU_FALLBACK decides)"));
   }
+  // 1.1 fields, read only when the caller's struct has them.
+  if (SY_STRUCT_HAS(options, sy_context_options_t, num_plugin_options)) {
+    absl::StatusOr<std::vector<std::string>> plugin_options =
+        Strings(options->plugin_options, options->num_plugin_options,
+                "options->plugin_options");
+    if (!plugin_options.ok()) return plugin_options.status();
+    for (const std::string& entry : *plugin_options) {
+      OptionTexts parsed;  // checked here, so the error names the field
+      if (absl::Status s = ParseOptionAssignments(entry, parsed); !s.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("options->plugin_options: ", s.message()));
+      }
+    }
+    loader.plugin_options = *std::move(plugin_options);
+  }
+  if (SY_STRUCT_HAS(options, sy_context_options_t, refused)) {
+    if (absl::Status s = CheckArray(options->refused, options->num_refused,
+                                    "options->refused");
+        !s.ok()) {
+      return s;
+    }
+    for (int32_t i = 0; i < options->num_refused; ++i) {
+      const sy_plugin_refusal_t& refusal = options->refused[i];
+      if (refusal.manifest_path == nullptr || refusal.reason == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "options->refused[", i, "] has a NULL manifest_path or reason"));
+      }
+      LoadRecord record;
+      absl::StatusOr<Manifest> parsed = ReadManifest(refusal.manifest_path);
+      record.name = parsed.ok()
+                        ? parsed->name
+                        : std::filesystem::path(refusal.manifest_path).stem().string();
+      record.manifest_path = refusal.manifest_path;
+      if (parsed.ok()) record.library_path = parsed->library_path;
+      record.outcome = LoadOutcome::kFailed;
+      record.stage = LoadStage::kProbe;
+      record.reason = refusal.reason;
+      loader.refused.push_back(std::move(record));
+    }
+  }
+  if (SY_STRUCT_HAS(options, sy_context_options_t, on_load_stage_user_data) &&
+      options->on_load_stage != nullptr) {
+    loader.on_stage = [fn = options->on_load_stage,
+                       user = options->on_load_stage_user_data](LoadStage stage) {
+      fn(user, LoadStageName(stage));
+    };
+  }
   loader.search_paths = *std::move(paths);
   loader.allow = *std::move(allow);
   loader.deny = *std::move(deny);
   loader.use_environment = options->use_environment != 0;
   loader.use_default_path = options->use_default_path != 0;
   if (options->cpu_fallback >= 0) runtime_options.cpu_fallback = options->cpu_fallback == 1;
+  if (manifests != nullptr) *manifests = *std::move(named);
+  return absl::OkStatus();
+}
 
+absl::Status Create(const sy_context_options_t* options, sy_context_t* out_context) {
+  if (absl::Status s = CheckNotNull(out_context, "out_context"); !s.ok()) return s;
+  RuntimeOptions runtime_options;
+  std::vector<std::string> manifests;
+  if (absl::Status s = ReadOptions(options, runtime_options, &manifests); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(runtime_options);
   if (!runtime.ok()) return runtime.status();
-  for (const std::string& manifest : *manifests) {
+  for (const std::string& manifest : manifests) {
     if (absl::Status s = (*runtime)->LoadPlugin(manifest); !s.ok()) return s;
   }
   auto context = std::make_shared<ContextState>();
   context->runtime = *std::move(runtime);
-  absl::StatusOr<uint64_t> token = HandleTable::Instance().AddContext(context);
+  absl::StatusOr<uint64_t> token =
+      HandleTable::Instance().Add(new ContextObject(std::move(context)));
   if (!token.ok()) return token.status();
   *out_context = FromToken<sy_context_t>(*token);
   return absl::OkStatus();
 }
 
-absl::Status Destroy(sy_context_t context) {
-  std::vector<Tensor> doomed;
-  absl::StatusOr<std::shared_ptr<ContextState>> state =
-      HandleTable::Instance().RemoveContext(Token(context), &doomed);
-  if (!state.ok()) return state.status();
-  // Tensors go first: the runtime must outlive its storage. The runtime
-  // itself goes when the last holder lets go — here, or a call still in
-  // flight on another thread, or the deleter of a DLPack export.
-  doomed.clear();
-  state->reset();
+// What sy_plugin_discover hands out: kept per thread until its next call.
+struct DiscoveredPaths {
+  std::vector<std::string> paths;
+  std::vector<const char*> pointers;
+};
+
+DiscoveredPaths& ThreadDiscovered() {
+  thread_local DiscoveredPaths discovered;
+  return discovered;
+}
+
+absl::Status Discover(const sy_context_options_t* options,
+                      const char* const** out_paths, int32_t* out_count) {
+  if (absl::Status s = CheckNotNull(out_paths, "out_paths"); !s.ok()) return s;
+  if (absl::Status s = CheckNotNull(out_count, "out_count"); !s.ok()) return s;
+  RuntimeOptions runtime_options;
+  if (absl::Status s = ReadOptions(options, runtime_options, nullptr); !s.ok()) return s;
+  DiscoveredPaths& discovered = ThreadDiscovered();
+  discovered.paths = DiscoverManifests(runtime_options.loader);
+  discovered.pointers.clear();
+  for (const std::string& path : discovered.paths) {
+    discovered.pointers.push_back(path.c_str());
+  }
+  *out_paths = discovered.pointers.data();
+  *out_count = static_cast<int32_t>(discovered.pointers.size());
   return absl::OkStatus();
 }
 
@@ -95,6 +174,7 @@ absl::Status Destroy(sy_context_t context) {
 }  // namespace sy::capi
 
 using sy::capi::CheckNotNull;
+using sy::capi::ContextOf;
 using sy::capi::Guard;
 using sy::capi::HandleTable;
 using sy::capi::Token;
@@ -108,13 +188,24 @@ SY_API sy_status_code_t sy_context_create(const sy_context_options_t* options,
 }
 
 SY_API sy_status_code_t sy_context_destroy(sy_context_t context) {
-  return Guard("sy_context_destroy", [&] { return sy::capi::Destroy(context); });
+  // Every handle of the context is freed; its objects — and, with the last
+  // of them, the runtime — go when no call on another thread still holds
+  // them (Note [Epoch reclamation]), usually before this returns.
+  return Guard("sy_context_destroy",
+               [&] { return HandleTable::Instance().RemoveContext(Token(context)); });
+}
+
+SY_API sy_status_code_t sy_plugin_discover(const sy_context_options_t* options,
+                                           const char* const** out_paths,
+                                           int32_t* out_count) {
+  return Guard("sy_plugin_discover",
+               [&] { return sy::capi::Discover(options, out_paths, out_count); });
 }
 
 SY_API sy_status_code_t sy_context_load_plugin(sy_context_t context,
                                                const char* manifest_path) {
   return Guard("sy_context_load_plugin", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(manifest_path, "manifest_path"); !s.ok()) return s;
     return (*state)->runtime->LoadPlugin(manifest_path);
@@ -124,7 +215,7 @@ SY_API sy_status_code_t sy_context_load_plugin(sy_context_t context,
 SY_API sy_status_code_t sy_context_unload_plugin(sy_context_t context,
                                                  const char* name) {
   return Guard("sy_context_unload_plugin", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(name, "name"); !s.ok()) return s;
     return (*state)->runtime->UnloadPlugin(name);
@@ -134,7 +225,7 @@ SY_API sy_status_code_t sy_context_unload_plugin(sy_context_t context,
 SY_API sy_status_code_t sy_context_plugin_record_count(sy_context_t context,
                                                        int32_t* out_count) {
   return Guard("sy_context_plugin_record_count", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_count, "out_count"); !s.ok()) return s;
     *out_count = (*state)->RecordCount();
@@ -145,7 +236,7 @@ SY_API sy_status_code_t sy_context_plugin_record_count(sy_context_t context,
 SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context, int32_t index,
                                                  sy_plugin_record_t* out_record) {
   return Guard("sy_context_plugin_record", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = sy::capi::CheckOutStruct(
             out_record, SY_STRUCT_SIZE(sy_plugin_record_t, load_ms), "out_record",
@@ -181,7 +272,61 @@ SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context, int32_t i
     full.num_schemas = r.num_schemas;
     full.num_kernels = r.num_kernels;
     full.load_ms = r.load_ms;
+    full.num_options = static_cast<int32_t>(r.options.size());
+    full.num_notes = static_cast<int32_t>(r.notes.size());
     sy::capi::WriteOutStruct(out_record, full);
+    return absl::OkStatus();
+  });
+}
+
+SY_API sy_status_code_t sy_context_plugin_record_option(
+    sy_context_t context, int32_t record, int32_t index,
+    sy_plugin_option_info_t* out_option) {
+  return Guard("sy_context_plugin_record_option", [&]() -> absl::Status {
+    auto state = ContextOf(context);
+    if (!state.ok()) return state.status();
+    if (absl::Status s = sy::capi::CheckOutStruct(
+            out_option, SY_STRUCT_SIZE(sy_plugin_option_info_t, help), "out_option",
+            "sy_plugin_option_info_t");
+        !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<const sy::capi::RecordEntry*> entry = (*state)->Record(record);
+    if (!entry.ok()) return entry.status();
+    const sy::core::LoadRecord& r = (*entry)->record;
+    if (index < 0 || static_cast<size_t>(index) >= r.options.size()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "option index ", index, " is out of range: plugin '", r.name,
+          "' declares ", r.options.size(), " option(s) (see num_options)"));
+    }
+    const sy::core::LoadRecordOption& o = r.options[index];
+    sy_plugin_option_info_t full{};
+    full.name = o.name.c_str();
+    full.type = o.type.c_str();
+    full.value = o.value.c_str();
+    full.source = o.source.c_str();
+    full.help = o.help.c_str();
+    sy::capi::WriteOutStruct(out_option, full);
+    return absl::OkStatus();
+  });
+}
+
+SY_API sy_status_code_t sy_context_plugin_record_note(sy_context_t context,
+                                                      int32_t record, int32_t index,
+                                                      const char** out_note) {
+  return Guard("sy_context_plugin_record_note", [&]() -> absl::Status {
+    auto state = ContextOf(context);
+    if (!state.ok()) return state.status();
+    if (absl::Status s = CheckNotNull(out_note, "out_note"); !s.ok()) return s;
+    absl::StatusOr<const sy::capi::RecordEntry*> entry = (*state)->Record(record);
+    if (!entry.ok()) return entry.status();
+    const sy::core::LoadRecord& r = (*entry)->record;
+    if (index < 0 || static_cast<size_t>(index) >= r.notes.size()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "note index ", index, " is out of range: the record of plugin '", r.name,
+          "' has ", r.notes.size(), " note(s) (see num_notes)"));
+    }
+    *out_note = r.notes[index].c_str();
     return absl::OkStatus();
   });
 }
@@ -189,7 +334,7 @@ SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context, int32_t i
 SY_API sy_status_code_t sy_context_info_json(sy_context_t context,
                                              const char** out_json) {
   return Guard("sy_context_info_json", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_json, "out_json"); !s.ok()) return s;
     *out_json = sy::capi::KeepThreadText((*state)->runtime->Info().dump(
@@ -200,7 +345,7 @@ SY_API sy_status_code_t sy_context_info_json(sy_context_t context,
 
 SY_API sy_status_code_t sy_context_synchronize(sy_context_t context) {
   return Guard("sy_context_synchronize", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = ContextOf(context);
     if (!state.ok()) return state.status();
     for (sy::core::Device* device : (*state)->runtime->Devices()) {
       if (absl::Status s = device->Synchronize(); !s.ok()) return s;

@@ -14,26 +14,26 @@ namespace {
 
 // The device behind a handle, checked to be still there.
 struct LiveDevice {
-  EntryRef<DeviceEntry> ref;
+  DeviceEntry* entry = nullptr;
   Device* device = nullptr;
 };
 
 absl::StatusOr<LiveDevice> FindLive(sy_device_handle_t handle) {
-  absl::StatusOr<EntryRef<DeviceEntry>> ref =
-      HandleTable::Instance().FindDevice(Token(handle), "device");
-  if (!ref.ok()) return ref.status();
-  absl::StatusOr<Device*> device = ref->context->Resolve(*ref->entry);
+  absl::StatusOr<DeviceEntry*> entry =
+      HandleTable::Instance().Find<DeviceEntry>(Token(handle), "device");
+  if (!entry.ok()) return entry.status();
+  absl::StatusOr<Device*> device = (*entry)->context->Resolve(**entry);
   if (!device.ok()) return device.status();
-  return LiveDevice{*std::move(ref), *device};
+  return LiveDevice{*entry, *device};
 }
 
 }  // namespace
 
 absl::StatusOr<Device*> LiveDeviceOf(sy_device_handle_t handle,
-                                     std::shared_ptr<ContextState>* context) {
+                                     ContextState** context) {
   absl::StatusOr<LiveDevice> live = FindLive(handle);
   if (!live.ok()) return live.status();
-  *context = std::move(live->ref.context);
+  *context = live->entry->context;
   return live->device;
 }
 
@@ -49,7 +49,7 @@ extern "C" {
 
 SY_API sy_status_code_t sy_device_count(sy_context_t context, int32_t* out_count) {
   return Guard("sy_device_count", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = sy::capi::ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_count, "out_count"); !s.ok()) return s;
     *out_count = static_cast<int32_t>((*state)->runtime->Devices().size());
@@ -60,7 +60,7 @@ SY_API sy_status_code_t sy_device_count(sy_context_t context, int32_t* out_count
 SY_API sy_status_code_t sy_device_get(sy_context_t context, int32_t index,
                                       sy_device_handle_t* out_device) {
   return Guard("sy_device_get", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = sy::capi::ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(out_device, "out_device"); !s.ok()) return s;
     std::vector<sy::core::Device*> devices = (*state)->runtime->Devices();
@@ -79,7 +79,7 @@ SY_API sy_status_code_t sy_device_get(sy_context_t context, int32_t index,
 SY_API sy_status_code_t sy_device_find(sy_context_t context, const char* spec,
                                        sy_device_handle_t* out_device) {
   return Guard("sy_device_find", [&]() -> absl::Status {
-    auto state = HandleTable::Instance().FindContext(Token(context), "context");
+    auto state = sy::capi::ContextOf(context);
     if (!state.ok()) return state.status();
     if (absl::Status s = CheckNotNull(spec, "spec"); !s.ok()) return s;
     if (absl::Status s = CheckNotNull(out_device, "out_device"); !s.ok()) return s;
@@ -97,15 +97,15 @@ SY_API sy_status_code_t sy_device_get_info(sy_device_handle_t device,
   return Guard("sy_device_get_info", [&]() -> absl::Status {
     // Properties outlive an unloaded plugin (the entry keeps copies), so
     // this works on a stale device too: it says what the device was.
-    auto ref = HandleTable::Instance().FindDevice(Token(device), "device");
-    if (!ref.ok()) return ref.status();
+    auto entry = HandleTable::Instance().Find<sy::capi::DeviceEntry>(Token(device), "device");
+    if (!entry.ok()) return entry.status();
     if (absl::Status s = sy::capi::CheckOutStruct(
             out_info, SY_STRUCT_SIZE(sy_device_info_t, dl_device), "out_info",
             "sy_device_info_t");
         !s.ok()) {
       return s;
     }
-    const sy::capi::DeviceEntry& e = *ref->entry;
+    const sy::capi::DeviceEntry& e = **entry;
     sy_device_info_t full{};
     full.label = e.label.c_str();
     full.type = e.type.c_str();

@@ -1,22 +1,38 @@
-// sy_op_call, sy_op_call_out, sy_op_explain: turning C handles and
-// attributes into a sy::core::Runtime call.
+// sy_op_call, sy_op_call_out, sy_op_call_ex and the explains: C handles and
+// attributes turned into one sy::core::Dispatcher::Execute.
+//
+// sy_op_call_out's path takes no lock and allocates nothing (switchyard.h,
+// "Threads"): each handle is looked up in place (HandleTable::TryFind, Note
+// [Lock-free handle table]), the Tensor objects in the slots are passed by
+// address, the attributes are passed as the caller gave them (the core's
+// Bind fills SY_ATTR_DEFAULT and checks kinds), and the pointer arrays live
+// on the stack for up to kInlineTensors tensors. Messages are built only
+// on the way out of an error.
 #include <string>
-#include <vector>
 
-#include "absl/container/inlined_vector.h"
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "api/src/context_state.h"
 #include "api/src/handle_table.h"
+#include "api/src/lookups.h"
 #include "api/src/status.h"
+#include "dispatcher/base/log.h"
+#include "dispatcher/base/small_vector.h"
+#include "dispatcher/dispatch/bind.h"
+#include "dispatcher/dispatch/dispatcher.h"
+#include "dispatcher/dispatch/resolve.h"
 
 namespace sy::capi {
 namespace {
 
+using TensorPointers = SmallVector<const Tensor*, kInlineTensors>;
+
+// A call's op and inputs, looked up.
 struct PreparedCall {
-  EntryRef<OpEntry> op;
-  TensorVector inputs;
-  absl::InlinedVector<Attr, 8> attrs;
-  absl::InlinedVector<int32_t, 1> list_sizes;
+  OpEntry* op = nullptr;
+  TensorPointers inputs;
+  int32_t list_size = 0;
+  bool has_list = false;
 };
 
 // "input #2 ('b')", "input #3 ('tensors'[1])" — the schema argument that a
@@ -38,57 +54,85 @@ std::string DescribeInput(const OpDef& def, int32_t list_size, size_t i) {
   return absl::StrCat("input #", i);
 }
 
-absl::StatusOr<PreparedCall> Prepare(sy_op_t op, const sy_tensor_t* inputs,
-                                     int32_t num_inputs, const sy_attr_t* attrs,
-                                     int32_t num_attrs) {
-  PreparedCall call;
-  absl::StatusOr<EntryRef<OpEntry>> ref = HandleTable::Instance().FindOp(Token(op), "op");
-  if (!ref.ok()) return ref.status();
-  call.op = *std::move(ref);
-  const OpDef& def = *call.op.entry->def;
-  if (absl::Status s = CheckArray(inputs, num_inputs, "inputs"); !s.ok()) return s;
-  if (absl::Status s = CheckArray(attrs, num_attrs, "attrs"); !s.ok()) return s;
+// The tensor behind `token` for argument `what` of a call of `op`, or the
+// error (prefixed with the op's name). Cold: only on the way to an error.
+ABSL_ATTRIBUTE_NOINLINE absl::Status TensorError(const OpEntry& op, uint64_t token,
+                                                 const std::string& what) {
+  const HandleTable& table = HandleTable::Instance();
+  absl::Status status;
+  if (table.TryFind(token, HandleKind::kTensor) != nullptr) {
+    status = absl::InvalidArgumentError(absl::StrCat(
+        what, " (", TokenText(token), ") belongs to another context; tensors and "
+        "ops must come from the same context"));
+  } else {
+    status = table.FindError(token, HandleKind::kTensor, what);
+  }
+  return absl::Status(status.code(),
+                      absl::StrCat(op.def->full_name(), ": ", status.message()));
+}
 
+// Looks up one tensor of `op`'s context; nullptr when it is not one.
+inline const Tensor* TensorIn(const OpEntry& op, uint64_t token) {
+  HandleObject* object = HandleTable::Instance().TryFind(token, HandleKind::kTensor);
+  if (ABSL_PREDICT_FALSE(object == nullptr || object->context != op.context)) {
+    return nullptr;
+  }
+  return &static_cast<TensorObject*>(object)->tensor;
+}
+
+absl::Status Prepare(sy_op_t op, const sy_tensor_t* inputs, int32_t num_inputs,
+                     const sy_attr_t* attrs, int32_t num_attrs, PreparedCall& call) {
+  const HandleTable& table = HandleTable::Instance();
+  HandleObject* object = table.TryFind(Token(op), HandleKind::kOp);
+  if (ABSL_PREDICT_FALSE(object == nullptr)) {
+    return table.FindError(Token(op), HandleKind::kOp, "op");
+  }
+  call.op = static_cast<OpEntry*>(object);
+  const OpDef& def = *call.op->def;
+  if (ABSL_PREDICT_FALSE(num_inputs < 0 || (num_inputs > 0 && inputs == nullptr))) {
+    return CheckArray(inputs, num_inputs, "inputs");
+  }
+  if (ABSL_PREDICT_FALSE(num_attrs < 0 || (num_attrs > 0 && attrs == nullptr))) {
+    return CheckArray(attrs, num_attrs, "attrs");
+  }
   // The Tensor[] argument's length is what is left after one handle for
   // every other tensor argument.
-  int32_t list_size = 0;
   if (def.list_arg() >= 0) {
-    list_size = num_inputs - (def.num_tensor_args() - 1);
-    if (list_size < 0) {
+    call.has_list = true;
+    call.list_size = num_inputs - (def.num_tensor_args() - 1);
+    if (call.list_size < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           def.full_name(), ": expects at least ", def.num_tensor_args() - 1,
           " input tensor(s) besides its Tensor[] argument, got ", num_inputs));
     }
-    call.list_sizes.push_back(list_size);
   }
-  std::vector<uint64_t> tokens(static_cast<size_t>(num_inputs));
-  for (int32_t i = 0; i < num_inputs; ++i) tokens[i] = Token(inputs[i]);
-  absl::Status status = HandleTable::Instance().FindTensors(
-      tokens, call.op.context.get(),
-      [&](size_t i) { return DescribeInput(def, list_size, i); }, call.inputs);
-  if (!status.ok()) return absl::Status(status.code(), absl::StrCat(def.full_name(), ": ", status.message()));
-
-  const Schema& schema = def.schema();
-  for (int32_t j = 0; j < num_attrs; ++j) {
-    Attr attr;
-    static_cast<sy_attr_t&>(attr) = attrs[j];
-    if (attr.kind == SY_ATTR_DEFAULT && j < def.num_attrs()) {
-      if (def.attr_required(j)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            def.full_name(), ": attribute '", schema.args[schema.attr_args[j]].name,
-            "' has no default; pass a value instead of SY_ATTR_DEFAULT"));
-      }
-      static_cast<sy_attr_t&>(attr) = def.default_attr(j);
+  for (int32_t i = 0; i < num_inputs; ++i) {
+    const uint64_t token = Token(inputs[i]);
+    if (token == 0) {  // an omitted optional tensor; Bind checks it may be
+      call.inputs.push_back(nullptr);
+      continue;
     }
-    call.attrs.push_back(attr);
+    const Tensor* tensor = TensorIn(*call.op, token);
+    if (ABSL_PREDICT_FALSE(tensor == nullptr)) {
+      return TensorError(*call.op, token, DescribeInput(def, call.list_size, i));
+    }
+    call.inputs.push_back(tensor);
   }
-  return call;
+  for (int32_t j = 0; j < num_attrs && j < def.num_attrs(); ++j) {
+    if (ABSL_PREDICT_FALSE(attrs[j].kind == SY_ATTR_DEFAULT && def.attr_required(j))) {
+      const Schema& schema = def.schema();
+      return absl::InvalidArgumentError(absl::StrCat(
+          def.full_name(), ": attribute '", schema.args[schema.attr_args[j]].name,
+          "' has no default; pass a value instead of SY_ATTR_DEFAULT"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckOutputCount(const OpDef& def, const void* outputs,
                               int32_t num_outputs, const char* what) {
-  if (absl::Status s = CheckNotNull(outputs, what); !s.ok()) return s;
-  if (num_outputs != def.num_outputs()) {
+  if (ABSL_PREDICT_FALSE(outputs == nullptr)) return CheckNotNull(outputs, what);
+  if (ABSL_PREDICT_FALSE(num_outputs != def.num_outputs())) {
     return absl::InvalidArgumentError(absl::StrCat(
         def.full_name(), " returns ", def.num_outputs(), " tensor(s) but num_outputs is ",
         num_outputs, "; pass room for exactly that many"));
@@ -96,10 +140,143 @@ absl::Status CheckOutputCount(const OpDef& def, const void* outputs,
   return absl::OkStatus();
 }
 
+CallArgs ArgsOf(const PreparedCall& call, const sy_attr_t* attrs, int32_t num_attrs) {
+  CallArgs args;
+  args.inputs = call.inputs;
+  args.attrs = absl::MakeConstSpan(attrs, static_cast<size_t>(num_attrs));
+  if (call.has_list) args.list_sizes = absl::MakeConstSpan(&call.list_size, 1);
+  return args;
+}
+
+// At log level debug, one line per call: how it is resolved (the same
+// Resolve the call then runs, so the line says what runs).
+ABSL_ATTRIBUTE_NOINLINE void LogResolution(const PreparedCall& call,
+                                           const CallArgs& args) {
+  absl::StatusOr<Resolution> resolution =
+      call.op->context->runtime->ResolveCall(OpHandle(call.op->def), args);
+  std::string device = "no device";
+  for (const Tensor* t : call.inputs) {
+    if (t != nullptr && t->defined()) {
+      device = t->device().label();
+      break;
+    }
+  }
+  Log(LogLevel::kDebug,
+      absl::StrCat(call.op->def->full_name(), " on ", device, ": ",
+                   resolution.ok() ? DescribeResolution(*resolution)
+                                   : absl::StrCat("fails: ",
+                                                  resolution.status().message())));
+}
+
+inline bool DebugLogging() { return GetLogLevel() >= LogLevel::kDebug; }
+
+// Into the caller's outputs.
+absl::Status CallInto(const PreparedCall& call, const sy_attr_t* attrs,
+                      int32_t num_attrs, const sy_tensor_t* outputs,
+                      int32_t num_outputs, const RouteRequest& route) {
+  const OpDef& def = *call.op->def;
+  if (absl::Status s = CheckOutputCount(def, outputs, num_outputs, "outputs");
+      ABSL_PREDICT_FALSE(!s.ok())) {
+    return s;
+  }
+  TensorPointers out;
+  for (int32_t i = 0; i < num_outputs; ++i) {
+    const uint64_t token = Token(outputs[i]);
+    if (ABSL_PREDICT_FALSE(token == 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          def.full_name(), ": output #", i, " is NULL; pass a tensor handle"));
+    }
+    const Tensor* tensor = TensorIn(*call.op, token);
+    if (ABSL_PREDICT_FALSE(tensor == nullptr)) {
+      return TensorError(*call.op, token, absl::StrCat("output #", i));
+    }
+    out.push_back(tensor);
+  }
+  CallArgs args = ArgsOf(call, attrs, num_attrs);
+  args.outputs = out;
+  args.route = route;
+  if (ABSL_PREDICT_FALSE(DebugLogging())) LogResolution(call, args);
+  return call.op->context->runtime->Execute(OpHandle(call.op->def), args);
+}
+
+// Into new tensors, each under a new handle (all or none).
+absl::Status CallNew(const PreparedCall& call, const sy_attr_t* attrs,
+                     int32_t num_attrs, sy_tensor_t* out_outputs, int32_t num_outputs,
+                     const RouteRequest& route) {
+  const OpDef& def = *call.op->def;
+  if (absl::Status s = CheckOutputCount(def, out_outputs, num_outputs, "out_outputs");
+      ABSL_PREDICT_FALSE(!s.ok())) {
+    return s;
+  }
+  TensorList produced;
+  CallArgs args = ArgsOf(call, attrs, num_attrs);
+  args.produced = &produced;
+  args.route = route;
+  if (ABSL_PREDICT_FALSE(DebugLogging())) LogResolution(call, args);
+  absl::Status status =
+      call.op->context->runtime->Execute(OpHandle(call.op->def), args);
+  if (!status.ok()) return status;
+  SmallVector<uint64_t, kInlineTensors> made;
+  made.resize(produced.size());
+  for (size_t i = 0; i < produced.size(); ++i) {
+    absl::StatusOr<sy_tensor_t> handle =
+        NewTensorHandle(*call.op->context, std::move(produced[i]));
+    if (!handle.ok()) {
+      for (size_t j = 0; j < i; ++j) HandleTable::Instance().Discard(made[j]);
+      return handle.status();
+    }
+    made[i] = Token(*handle);
+  }
+  for (size_t i = 0; i < produced.size(); ++i) {
+    out_outputs[i] = FromToken<sy_tensor_t>(made[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Explain(const PreparedCall& call, const sy_attr_t* attrs,
+                     int32_t num_attrs, const RouteRequest& route,
+                     const char** out_text) {
+  if (absl::Status s = CheckNotNull(out_text, "out_text"); !s.ok()) return s;
+  CallArgs args = ArgsOf(call, attrs, num_attrs);
+  args.route = route;
+  absl::StatusOr<Resolution> resolution =
+      call.op->context->runtime->ResolveCall(OpHandle(call.op->def), args);
+  if (!resolution.ok()) return resolution.status();
+  *out_text = KeepThreadText(DescribeResolution(*resolution));
+  return absl::OkStatus();
+}
+
+// The route sy_op_call_args_t asks for; `args` is checked.
+absl::StatusOr<RouteRequest> RouteOf(const sy_op_call_args_t& args) {
+  switch (args.route) {
+    case SY_ROUTE_DEFAULT:
+      return RouteRequest{};
+    case SY_ROUTE_DECOMPOSITION:
+      return RouteRequest::Decomposition();
+    case SY_ROUTE_KERNEL:
+      if (args.kernel == nullptr) {
+        return absl::InvalidArgumentError(
+            "args->kernel is NULL; SY_ROUTE_KERNEL needs a kernel name "
+            "(sy_kernel_info_t.name, \"plugin::name\")");
+      }
+      return RouteRequest::Kernel(args.kernel, args.variant);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "args->route is ", args.route, "; use SY_ROUTE_DEFAULT (0), "
+      "SY_ROUTE_KERNEL (1) or SY_ROUTE_DECOMPOSITION (2)"));
+}
+
+absl::Status CheckCallArgs(const sy_op_call_args_t* args) {
+  if (args == nullptr) return CheckNotNull(args, "args");
+  return CheckStructSize(args->struct_size, SY_STRUCT_SIZE(sy_op_call_args_t, reserved),
+                         "args", "sy_op_call_args_t");
+}
+
 }  // namespace
 }  // namespace sy::capi
 
 using sy::capi::Guard;
+using sy::capi::PreparedCall;
 
 extern "C" {
 
@@ -108,27 +285,12 @@ SY_API sy_status_code_t sy_op_call(sy_op_t op, const sy_tensor_t* inputs,
                                    int32_t num_attrs, sy_tensor_t* out_outputs,
                                    int32_t num_outputs) {
   return Guard("sy_op_call", [&]() -> absl::Status {
-    auto call = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs);
-    if (!call.ok()) return call.status();
-    const sy::core::OpDef& def = *call->op.entry->def;
-    if (absl::Status s = sy::capi::CheckOutputCount(def, out_outputs, num_outputs,
-                                                   "out_outputs");
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs, call);
         !s.ok()) {
       return s;
     }
-    auto& runtime = *call->op.context->runtime;
-    absl::StatusOr<std::vector<sy::core::Tensor>> outputs =
-        runtime.Call(sy::core::OpHandle(call->op.entry->def), call->inputs, call->attrs,
-                     call->list_sizes);
-    if (!outputs.ok()) return outputs.status();
-    std::vector<uint64_t> tokens(outputs->size());
-    absl::Status status = sy::capi::HandleTable::Instance().AddTensors(
-        call->op.context, *outputs, tokens.data());
-    if (!status.ok()) return status;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-      out_outputs[i] = sy::capi::FromToken<sy_tensor_t>(tokens[i]);
-    }
-    return absl::OkStatus();
+    return sy::capi::CallNew(call, attrs, num_attrs, out_outputs, num_outputs, {});
   });
 }
 
@@ -137,33 +299,37 @@ SY_API sy_status_code_t sy_op_call_out(sy_op_t op, const sy_tensor_t* inputs,
                                        int32_t num_attrs, const sy_tensor_t* outputs,
                                        int32_t num_outputs) {
   return Guard("sy_op_call_out", [&]() -> absl::Status {
-    auto call = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs);
-    if (!call.ok()) return call.status();
-    const sy::core::OpDef& def = *call->op.entry->def;
-    if (absl::Status s =
-            sy::capi::CheckOutputCount(def, outputs, num_outputs, "outputs");
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs, call);
         !s.ok()) {
       return s;
     }
-    std::vector<uint64_t> tokens(static_cast<size_t>(num_outputs));
-    for (int32_t i = 0; i < num_outputs; ++i) tokens[i] = sy::capi::Token(outputs[i]);
-    sy::capi::TensorVector out;
-    absl::Status status = sy::capi::HandleTable::Instance().FindTensors(
-        tokens, call->op.context.get(),
-        [](size_t i) { return absl::StrCat("output #", i); }, out);
-    if (!status.ok()) {
-      return absl::Status(status.code(),
-                          absl::StrCat(def.full_name(), ": ", status.message()));
+    return sy::capi::CallInto(call, attrs, num_attrs, outputs, num_outputs, {});
+  });
+}
+
+SY_API sy_status_code_t sy_op_call_ex(const sy_op_call_args_t* args) {
+  return Guard("sy_op_call_ex", [&]() -> absl::Status {
+    if (absl::Status s = sy::capi::CheckCallArgs(args); !s.ok()) return s;
+    absl::StatusOr<sy::core::RouteRequest> route = sy::capi::RouteOf(*args);
+    if (!route.ok()) return route.status();
+    if ((args->outputs == nullptr) == (args->out_outputs == nullptr)) {
+      return absl::InvalidArgumentError(
+          "pass exactly one of args->outputs (write into these tensors) and "
+          "args->out_outputs (receive new tensors)");
     }
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (!out[i].defined()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            def.full_name(), ": output #", i, " is NULL; pass a tensor handle"));
-      }
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(args->op, args->inputs, args->num_inputs,
+                                           args->attrs, args->num_attrs, call);
+        !s.ok()) {
+      return s;
     }
-    return call->op.context->runtime->CallOut(sy::core::OpHandle(call->op.entry->def),
-                                              call->inputs, call->attrs, out,
-                                              call->list_sizes);
+    if (args->outputs != nullptr) {
+      return sy::capi::CallInto(call, args->attrs, args->num_attrs, args->outputs,
+                                args->num_outputs, *route);
+    }
+    return sy::capi::CallNew(call, args->attrs, args->num_attrs, args->out_outputs,
+                             args->num_outputs, *route);
   });
 }
 
@@ -171,15 +337,28 @@ SY_API sy_status_code_t sy_op_explain(sy_op_t op, const sy_tensor_t* inputs,
                                       int32_t num_inputs, const sy_attr_t* attrs,
                                       int32_t num_attrs, const char** out_text) {
   return Guard("sy_op_explain", [&]() -> absl::Status {
-    auto call = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs);
-    if (!call.ok()) return call.status();
-    if (absl::Status s = sy::capi::CheckNotNull(out_text, "out_text"); !s.ok()) return s;
-    absl::StatusOr<std::string> text = call->op.context->runtime->Explain(
-        sy::core::OpHandle(call->op.entry->def), call->inputs, call->attrs,
-        call->list_sizes);
-    if (!text.ok()) return text.status();
-    *out_text = sy::capi::KeepThreadText(*std::move(text));
-    return absl::OkStatus();
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(op, inputs, num_inputs, attrs, num_attrs, call);
+        !s.ok()) {
+      return s;
+    }
+    return sy::capi::Explain(call, attrs, num_attrs, {}, out_text);
+  });
+}
+
+SY_API sy_status_code_t sy_op_explain_ex(const sy_op_call_args_t* args,
+                                         const char** out_text) {
+  return Guard("sy_op_explain_ex", [&]() -> absl::Status {
+    if (absl::Status s = sy::capi::CheckCallArgs(args); !s.ok()) return s;
+    absl::StatusOr<sy::core::RouteRequest> route = sy::capi::RouteOf(*args);
+    if (!route.ok()) return route.status();
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(args->op, args->inputs, args->num_inputs,
+                                           args->attrs, args->num_attrs, call);
+        !s.ok()) {
+      return s;
+    }
+    return sy::capi::Explain(call, args->attrs, args->num_attrs, *route, out_text);
   });
 }
 

@@ -26,8 +26,8 @@ absl::StatusOr<absl::Span<const int64_t>> ShapeArg(const int64_t* shape,
   return absl::MakeConstSpan(shape, static_cast<size_t>(ndim));
 }
 
-absl::StatusOr<TensorRef> FindTensor(sy_tensor_t tensor) {
-  return HandleTable::Instance().FindTensor(Token(tensor), "tensor");
+absl::StatusOr<TensorObject*> FindTensor(sy_tensor_t tensor) {
+  return TensorOf(tensor);
 }
 
 // Copies a list (shape or strides) out, checking the caller's capacity.
@@ -45,13 +45,11 @@ absl::Status CopyDims(absl::Span<const int64_t> dims, int64_t* out,
 
 }  // namespace
 
-absl::StatusOr<sy_tensor_t> NewTensorHandle(
-    const std::shared_ptr<ContextState>& context, const Tensor& tensor) {
-  uint64_t token = 0;
-  absl::Status status = HandleTable::Instance().AddTensors(
-      context, absl::MakeConstSpan(&tensor, 1), &token);
-  if (!status.ok()) return status;
-  return FromToken<sy_tensor_t>(token);
+absl::StatusOr<sy_tensor_t> NewTensorHandle(ContextState& context, Tensor tensor) {
+  absl::StatusOr<uint64_t> token = HandleTable::Instance().Add(
+      new TensorObject(context.shared_from_this(), std::move(tensor)));
+  if (!token.ok()) return token.status();
+  return FromToken<sy_tensor_t>(*token);
 }
 
 }  // namespace sy::capi
@@ -67,7 +65,7 @@ SY_API sy_status_code_t sy_tensor_empty(sy_device_handle_t device, sy_dtype_t dt
                                         const int64_t* shape, int32_t ndim,
                                         sy_tensor_t* out_tensor) {
   return Guard("sy_tensor_empty", [&]() -> absl::Status {
-    std::shared_ptr<sy::capi::ContextState> context;
+    sy::capi::ContextState* context = nullptr;
     absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     auto dims = sy::capi::ShapeArg(shape, ndim);
@@ -75,7 +73,7 @@ SY_API sy_status_code_t sy_tensor_empty(sy_device_handle_t device, sy_dtype_t dt
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
     absl::StatusOr<sy::core::Tensor> tensor = context->runtime->Empty(**dev, dtype, *dims);
     if (!tensor.ok()) return tensor.status();
-    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *tensor);
+    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(*context, *std::move(tensor));
     if (!handle.ok()) return handle.status();
     *out_tensor = *handle;
     return absl::OkStatus();
@@ -87,7 +85,7 @@ SY_API sy_status_code_t sy_tensor_from_host(sy_device_handle_t device,
                                             int32_t ndim, const void* data,
                                             size_t nbytes, sy_tensor_t* out_tensor) {
   return Guard("sy_tensor_from_host", [&]() -> absl::Status {
-    std::shared_ptr<sy::capi::ContextState> context;
+    sy::capi::ContextState* context = nullptr;
     absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     auto dims = sy::capi::ShapeArg(shape, ndim);
@@ -96,7 +94,7 @@ SY_API sy_status_code_t sy_tensor_from_host(sy_device_handle_t device,
     absl::StatusOr<sy::core::Tensor> tensor =
         context->runtime->FromHost(**dev, dtype, *dims, data, nbytes);
     if (!tensor.ok()) return tensor.status();
-    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *tensor);
+    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(*context, *std::move(tensor));
     if (!handle.ok()) return handle.status();
     *out_tensor = *handle;
     return absl::OkStatus();
@@ -106,8 +104,9 @@ SY_API sy_status_code_t sy_tensor_from_host(sy_device_handle_t device,
 SY_API sy_status_code_t sy_tensor_to_host(sy_tensor_t tensor, void* dst,
                                           size_t nbytes) {
   return Guard("sy_tensor_to_host", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     return ref->context->runtime->ToHost(ref->tensor, dst, nbytes);
   });
 }
@@ -116,9 +115,10 @@ SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
                                             sy_device_handle_t device,
                                             sy_tensor_t* out_tensor) {
   return Guard("sy_tensor_to_device", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
-    std::shared_ptr<sy::capi::ContextState> context;
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
+    sy::capi::ContextState* context = nullptr;
     absl::StatusOr<sy::core::Device*> dev = sy::capi::LiveDeviceOf(device, &context);
     if (!dev.ok()) return dev.status();
     if (context != ref->context) {
@@ -130,7 +130,7 @@ SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
     absl::StatusOr<sy::core::Tensor> moved = context->runtime->To(ref->tensor, **dev);
     if (!moved.ok()) return moved.status();
-    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(context, *moved);
+    absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(*context, *std::move(moved));
     if (!handle.ok()) return handle.status();
     *out_tensor = *handle;
     return absl::OkStatus();
@@ -144,18 +144,19 @@ SY_API sy_status_code_t sy_tensor_retain(sy_tensor_t tensor) {
 }
 
 SY_API sy_status_code_t sy_tensor_release(sy_tensor_t tensor) {
+  // The last reference retires the tensor; it is freed when this call's
+  // EpochScope ends, unless another thread is inside a call at that moment
+  // (Note [Epoch reclamation]).
   return Guard("sy_tensor_release", [&] {
-    // Destroyed here, after the table's lock is released: the tensor, then
-    // the context reference that keeps its runtime alive until then.
-    sy::capi::TensorRef last;
-    return HandleTable::Instance().Release(Token(tensor), "tensor", &last);
+    return HandleTable::Instance().Release(Token(tensor), "tensor");
   });
 }
 
 SY_API sy_status_code_t sy_tensor_dtype(sy_tensor_t tensor, sy_dtype_t* out_dtype) {
   return Guard("sy_tensor_dtype", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_dtype, "out_dtype"); !s.ok()) return s;
     *out_dtype = ref->tensor.dtype();
     return absl::OkStatus();
@@ -164,8 +165,9 @@ SY_API sy_status_code_t sy_tensor_dtype(sy_tensor_t tensor, sy_dtype_t* out_dtyp
 
 SY_API sy_status_code_t sy_tensor_ndim(sy_tensor_t tensor, int32_t* out_ndim) {
   return Guard("sy_tensor_ndim", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_ndim, "out_ndim"); !s.ok()) return s;
     *out_ndim = ref->tensor.ndim();
     return absl::OkStatus();
@@ -175,8 +177,9 @@ SY_API sy_status_code_t sy_tensor_ndim(sy_tensor_t tensor, int32_t* out_ndim) {
 SY_API sy_status_code_t sy_tensor_shape(sy_tensor_t tensor, int64_t* out_shape,
                                         int32_t capacity) {
   return Guard("sy_tensor_shape", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     return sy::capi::CopyDims(ref->tensor.shape(), out_shape, capacity, "out_shape");
   });
 }
@@ -184,8 +187,9 @@ SY_API sy_status_code_t sy_tensor_shape(sy_tensor_t tensor, int64_t* out_shape,
 SY_API sy_status_code_t sy_tensor_strides(sy_tensor_t tensor, int64_t* out_strides,
                                           int32_t capacity) {
   return Guard("sy_tensor_strides", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     return sy::capi::CopyDims(ref->tensor.strides(), out_strides, capacity,
                               "out_strides");
   });
@@ -193,8 +197,9 @@ SY_API sy_status_code_t sy_tensor_strides(sy_tensor_t tensor, int64_t* out_strid
 
 SY_API sy_status_code_t sy_tensor_numel(sy_tensor_t tensor, int64_t* out_numel) {
   return Guard("sy_tensor_numel", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_numel, "out_numel"); !s.ok()) return s;
     *out_numel = ref->tensor.numel();
     return absl::OkStatus();
@@ -203,8 +208,9 @@ SY_API sy_status_code_t sy_tensor_numel(sy_tensor_t tensor, int64_t* out_numel) 
 
 SY_API sy_status_code_t sy_tensor_nbytes(sy_tensor_t tensor, size_t* out_nbytes) {
   return Guard("sy_tensor_nbytes", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_nbytes, "out_nbytes"); !s.ok()) return s;
     *out_nbytes = ref->tensor.nbytes();
     return absl::OkStatus();
@@ -214,8 +220,9 @@ SY_API sy_status_code_t sy_tensor_nbytes(sy_tensor_t tensor, size_t* out_nbytes)
 SY_API sy_status_code_t sy_tensor_device(sy_tensor_t tensor,
                                          sy_device_handle_t* out_device) {
   return Guard("sy_tensor_device", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_device, "out_device"); !s.ok()) return s;
     absl::StatusOr<uint64_t> handle = ref->context->DeviceHandle(&ref->tensor.device());
     if (!handle.ok()) return handle.status();
@@ -226,8 +233,9 @@ SY_API sy_status_code_t sy_tensor_device(sy_tensor_t tensor,
 
 SY_API sy_status_code_t sy_tensor_data_ptr(sy_tensor_t tensor, void** out_data) {
   return Guard("sy_tensor_data_ptr", [&]() -> absl::Status {
-    auto ref = sy::capi::FindTensor(tensor);
-    if (!ref.ok()) return ref.status();
+    auto found = sy::capi::FindTensor(tensor);
+    if (!found.ok()) return found.status();
+    sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_data, "out_data"); !s.ok()) return s;
     *out_data = ref->tensor.data();
     return absl::OkStatus();

@@ -21,6 +21,15 @@ SY_API sy_status_code_t sy_api_version(uint32_t* out_major, uint32_t* out_minor)
   });
 }
 
+SY_API sy_status_code_t sy_plugin_abi_version(uint32_t* out_major,
+                                              uint32_t* out_minor) {
+  return Guard("sy_plugin_abi_version", [&] {
+    if (out_major != nullptr) *out_major = SY_PLUGIN_ABI_MAJOR;
+    if (out_minor != nullptr) *out_minor = SY_PLUGIN_ABI_MINOR;
+    return absl::OkStatus();
+  });
+}
+
 SY_API const char* sy_library_version(void) { return sy::core::kSwitchyardVersion; }
 
 SY_API const char* sy_status_code_name(sy_status_code_t code) {

@@ -47,11 +47,12 @@ absl::StatusOr<uint64_t> ContextState::DeviceHandle(Device* device) {
   // A device of an unloaded plugin keeps its (stale) entry; a new device at
   // the same address is told apart by its label.
   for (const DeviceEntry& entry : devices_) {
-    if (entry.device == device && entry.label == device->label()) {
+    if (entry.device == device && entry.label == device->label() &&
+        entry.handle != 0) {
       return entry.handle;
     }
   }
-  DeviceEntry entry;
+  DeviceEntry entry(this);
   entry.device = device;
   entry.label = device->label();
   entry.type = device->type().name();
@@ -65,12 +66,10 @@ absl::StatusOr<uint64_t> ContextState::DeviceHandle(Device* device) {
   entry.total_memory_bytes = p.total_memory_bytes;
   entry.dl_device = device->dl_device();
   devices_.push_back(std::move(entry));
-  absl::StatusOr<uint64_t> handle =
-      HandleTable::Instance().AddDevice(shared_from_this(), &devices_.back());
-  if (!handle.ok()) {
-    devices_.pop_back();
-    return handle.status();
-  }
+  absl::StatusOr<uint64_t> handle = HandleTable::Instance().Add(&devices_.back());
+  // On failure the entry stays (unused): a reader may have seen it during
+  // the moment it was published.
+  if (!handle.ok()) return handle.status();
   devices_.back().handle = *handle;
   return *handle;
 }
@@ -78,7 +77,7 @@ absl::StatusOr<uint64_t> ContextState::DeviceHandle(Device* device) {
 absl::StatusOr<uint64_t> ContextState::OpHandle(OpDef* op) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = op_index_.find(op); it != op_index_.end()) return it->second->handle;
-  OpEntry entry;
+  OpEntry entry(this);
   entry.def = op;
   const Schema& schema = op->schema();
   entry.base_name = schema.BaseName();
@@ -90,12 +89,8 @@ absl::StatusOr<uint64_t> ContextState::OpHandle(OpDef* op) {
         absl::StrCat(AsAbsl(ArgKindName(arg.kind)), arg.optional ? "?" : "")});
   }
   ops_.push_back(std::move(entry));
-  absl::StatusOr<uint64_t> handle =
-      HandleTable::Instance().AddOp(shared_from_this(), &ops_.back());
-  if (!handle.ok()) {
-    ops_.pop_back();
-    return handle.status();
-  }
+  absl::StatusOr<uint64_t> handle = HandleTable::Instance().Add(&ops_.back());
+  if (!handle.ok()) return handle.status();  // the entry stays, as above
   ops_.back().handle = *handle;
   op_index_[op] = &ops_.back();
   return *handle;
@@ -131,6 +126,22 @@ absl::StatusOr<const RecordEntry*> ContextState::Record(int32_t index) {
         records_.size(), " (see sy_context_plugin_record_count)"));
   }
   return &records_[index];
+}
+
+const KernelDescription& ContextState::Describe(const KernelEntry& kernel) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = kernel_index_.find(&kernel); it != kernel_index_.end()) {
+    return *it->second;
+  }
+  KernelDescription& d = kernels_.emplace_back();
+  d.name = kernel.QualifiedName();
+  d.plugin = kernel.plugin != nullptr ? kernel.plugin->name() : "";
+  d.device_type = kernel.device_type_name;
+  d.dtypes = kernel.dtypes;
+  for (const KernelVariant& v : kernel.variants) d.variants.push_back(v.name);
+  for (const std::string& v : d.variants) d.variant_names.push_back(v.c_str());
+  kernel_index_[&kernel] = &d;
+  return d;
 }
 
 }  // namespace sy::capi

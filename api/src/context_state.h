@@ -4,6 +4,7 @@
 #ifndef SWITCHYARD_API_SRC_CONTEXT_STATE_H_
 #define SWITCHYARD_API_SRC_CONTEXT_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -11,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "api/src/handle_table.h"
 #include "api/src/status.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "dispatcher/registry/kernel_table.h"
 #include "dispatcher/registry/load_record.h"
 #include "dispatcher/registry/op_registry.h"
 #include "dispatcher/runtime/runtime.h"
@@ -23,7 +26,9 @@ namespace sy::capi {
 
 // A device as its handle sees it. The strings back sy_device_info_t and so
 // live as long as the context, even after the device's plugin is unloaded.
-struct DeviceEntry {
+struct DeviceEntry : HandleObject {
+  static constexpr HandleKind kKind = HandleKind::kDevice;
+  explicit DeviceEntry(ContextState* context) : HandleObject(kKind, context) {}
   Device* device = nullptr;  // check with ContextState::Resolve before use
   std::string label, type, plugin, name, vendor, driver_version;
   int32_t index = 0;
@@ -38,7 +43,9 @@ struct OpArgEntry {
   std::string kind_name;
 };
 
-struct OpEntry {
+struct OpEntry : HandleObject {
+  static constexpr HandleKind kKind = HandleKind::kOp;
+  explicit OpEntry(ContextState* context) : HandleObject(kKind, context) {}
   OpDef* def = nullptr;  // owned by the runtime's registry, never freed
   std::string base_name;
   std::string schema_text;
@@ -52,10 +59,20 @@ struct RecordEntry {
   std::string description;
 };
 
+// What sy_kernel_info_t points at for one kernel: copies that live as long
+// as the context (a kernel's entry outlives its plugin's unload, but not
+// its runtime).
+struct KernelDescription {
+  std::string name, plugin, device_type;
+  std::vector<sy_dtype_t> dtypes;
+  std::vector<std::string> variants;
+  std::vector<const char*> variant_names;
+};
+
 struct ContextState : std::enable_shared_from_this<ContextState> {
   std::unique_ptr<Runtime> runtime;
-  // Set by HandleTable::RemoveContext; read and written under its lock.
-  bool retired = false;
+  // Set by HandleTable::RemoveContext (Note [Lock-free handle table]).
+  std::atomic<bool> retired{false};
 
   // The handle of `device` / `op`, made on first use.
   absl::StatusOr<uint64_t> DeviceHandle(Device* device);
@@ -69,12 +86,17 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   // Load record `index`; OutOfRange outside [0, RecordCount()).
   absl::StatusOr<const RecordEntry*> Record(int32_t index);
 
+  // The lasting copies behind sy_kernel_info_t for `kernel`.
+  const KernelDescription& Describe(const KernelEntry& kernel);
+
  private:
   mutable std::mutex mu_;
   std::deque<DeviceEntry> devices_;
   std::deque<OpEntry> ops_;
   absl::flat_hash_map<const OpDef*, OpEntry*> op_index_;
   std::deque<RecordEntry> records_;  // append-only, like the runtime's
+  std::deque<KernelDescription> kernels_;
+  absl::flat_hash_map<const KernelEntry*, const KernelDescription*> kernel_index_;
 };
 
 }  // namespace sy::capi

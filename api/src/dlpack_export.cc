@@ -4,6 +4,7 @@
 
 #include "api/src/dlpack_internal.h"
 #include "api/src/handle_table.h"
+#include "api/src/lookups.h"
 #include "api/src/status.h"
 
 namespace sy::capi {
@@ -28,16 +29,15 @@ bool AddressableMemory(int32_t dl_device_type) {
 }
 
 absl::Status Export(sy_tensor_t tensor, DLManagedTensor** out_managed) {
-  absl::StatusOr<TensorRef> ref =
-      HandleTable::Instance().FindTensor(Token(tensor), "tensor");
+  absl::StatusOr<TensorObject*> ref = TensorOf(tensor);
   if (!ref.ok()) return ref.status();
   if (absl::Status s = CheckNotNull(out_managed, "out_managed"); !s.ok()) return s;
   // DLPack 0.6 has no stream handshake: the consumer reads at once.
-  if (absl::Status s = ref->tensor.device().Synchronize(); !s.ok()) return s;
+  if (absl::Status s = (*ref)->tensor.device().Synchronize(); !s.ok()) return s;
 
   auto exported = std::make_unique<ExportedTensor>();
-  exported->context = ref->context;
-  exported->tensor = ref->tensor;
+  exported->context = (*ref)->keep_context;
+  exported->tensor = (*ref)->tensor;
   const Tensor& t = exported->tensor;
   const sy_tensor_view_t view = t.view();
   DLTensor& dl = exported->managed.dl_tensor;

@@ -72,7 +72,70 @@ struct Layout {
   int64_t shape[SY_MAX_RANK] = {};
   int64_t strides[SY_MAX_RANK] = {};  // in elements; may be negative here
   int64_t numel = 1;
+  // The lowest and highest element offsets the layout reaches from its first
+  // element (lowest <= 0 <= highest), when numel > 0.
+  int64_t lowest = 0;
+  int64_t highest = 0;
 };
+
+std::string Dims(const int64_t* dims, int32_t ndim) {
+  return absl::StrCat("[", absl::StrJoin(dims, dims + ndim, ", "), "]");
+}
+
+// Note [DLPack sizes are untrusted]: shape, strides and byte_offset come
+// from another library (or a hostile caller). Every product and sum made of
+// them is checked: an element count that wraps (a [2^62 + 1, 4] tensor
+// counted as 4 elements) would pass the NULL-data check and let a view read
+// far outside the buffer. Checked here, once, for every import mode, so
+// Share and Copy compute only with values known to fit.
+absl::Status CheckExtent(const DLTensor& dl, Layout& layout) {
+  const int64_t esize = static_cast<int64_t>(DTypeSize(layout.dtype));
+  for (int d = 0; d < layout.ndim; ++d) {
+    if (__builtin_mul_overflow(layout.numel, layout.shape[d], &layout.numel)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the DLPack tensor's shape ", Dims(layout.shape, layout.ndim),
+          " has sizes whose product int64 cannot hold; no memory has that many elements"));
+    }
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(layout.numel, esize, &bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the DLPack tensor's shape ", Dims(layout.shape, layout.ndim), " of ",
+        esize, "-byte elements spans more bytes than int64 can count"));
+  }
+  if (layout.numel == 0) return absl::OkStatus();
+  for (int d = 0; d < layout.ndim; ++d) {
+    int64_t span = 0;
+    int64_t& end = layout.strides[d] < 0 ? layout.lowest : layout.highest;
+    if (__builtin_mul_overflow(layout.shape[d] - 1, layout.strides[d], &span) ||
+        __builtin_add_overflow(end, span, &end)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the DLPack tensor's strides ", Dims(layout.strides, layout.ndim),
+          " over shape ", Dims(layout.shape, layout.ndim),
+          " reach element offsets int64 cannot hold"));
+    }
+  }
+  // In bytes, from the data pointer: byte_offset + lowest * esize must not
+  // fall below the address space, nor (highest + 1) * esize past its end.
+  int64_t low_bytes = 0, high_bytes = 0;
+  uintptr_t first = 0, low = 0, high = 0;
+  const bool fits =
+      dl.byte_offset <= static_cast<uint64_t>(INT64_MAX) &&
+      !__builtin_mul_overflow(layout.lowest, esize, &low_bytes) &&
+      !__builtin_add_overflow(layout.highest, 1, &high_bytes) &&
+      !__builtin_mul_overflow(high_bytes, esize, &high_bytes) &&
+      !__builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data),
+                              static_cast<uintptr_t>(dl.byte_offset), &first) &&
+      !__builtin_sub_overflow(first, uintptr_t{0} - static_cast<uintptr_t>(low_bytes), &low) &&
+      !__builtin_add_overflow(first, static_cast<uintptr_t>(high_bytes), &high);
+  if (!fits) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the DLPack tensor's elements (shape ", Dims(layout.shape, layout.ndim),
+        ", strides ", Dims(layout.strides, layout.ndim), ", byte_offset ",
+        dl.byte_offset, ") would lie outside the address space"));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<Layout> ReadLayout(const DLTensor& dl) {
   Layout layout;
@@ -99,13 +162,24 @@ absl::StatusOr<Layout> ReadLayout(const DLTensor& dl) {
           "; sizes must be >= 0"));
     }
     layout.shape[d] = dl.shape[d];
-    layout.numel *= dl.shape[d];
+  }
+  // Contiguous strides are products of the sizes (a 0 counted as 1): ours
+  // when the tensor has none, and a copy's in any case.
+  int64_t product = 1;
+  for (int d = 0; d < dl.ndim; ++d) {
+    if (__builtin_mul_overflow(product, std::max<int64_t>(layout.shape[d], 1),
+                               &product)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the DLPack tensor's shape ", Dims(layout.shape, layout.ndim),
+          " has sizes whose product int64 cannot hold; no memory has that many elements"));
+    }
   }
   if (dl.strides != nullptr) {
     std::copy(dl.strides, dl.strides + dl.ndim, layout.strides);
   } else {
     ContiguousStrides(absl::MakeConstSpan(layout.shape, dl.ndim), layout.strides);
   }
+  if (absl::Status s = CheckExtent(dl, layout); !s.ok()) return s;
   if (layout.numel > 0 && dl.data == nullptr) {
     return absl::InvalidArgumentError(
         "the DLPack tensor's data pointer is NULL but it has elements");
@@ -155,8 +229,13 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
   // need not be a multiple of the element size); keep it otherwise.
   char* base = static_cast<char*>(dl.data);
   uint64_t byte_offset = dl.byte_offset;
-  if (HostMemory(DeviceTypeCode(dl.device)) || DeviceTypeCode(dl.device) == kDLCUDA ||
-      DeviceTypeCode(dl.device) == kDLROCM) {
+  if (layout.numel == 0) {
+    // Nothing is addressed: the pointer may be NULL and the offset anything
+    // (CheckExtent does not bound them), so neither is used.
+    byte_offset = 0;
+  } else if (HostMemory(DeviceTypeCode(dl.device)) ||
+             DeviceTypeCode(dl.device) == kDLCUDA ||
+             DeviceTypeCode(dl.device) == kDLROCM) {
     base += byte_offset;
     byte_offset = 0;
   } else if (byte_offset % esize != 0) {
@@ -164,12 +243,12 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
         "the DLPack tensor's byte_offset ", byte_offset,
         " is not a multiple of its element size ", esize));
   }
-  int64_t last = 0;
-  for (int d = 0; d < layout.ndim; ++d) {
-    if (layout.shape[d] > 0) last += (layout.shape[d] - 1) * layout.strides[d];
-  }
+  // CheckExtent: strides >= 0 here, so `highest` is the last element's
+  // offset, and byte_offset + (highest + 1) * esize fits.
   const size_t bytes =
-      layout.numel == 0 ? 0 : byte_offset + static_cast<size_t>(last + 1) * esize;
+      layout.numel == 0
+          ? 0
+          : byte_offset + static_cast<size_t>(layout.highest + 1) * esize;
   // The deleter runs when the storage dies — but only once the import has
   // succeeded: on failure the caller still owns `managed`.
   auto release = [managed, armed]() {
@@ -197,8 +276,10 @@ absl::StatusOr<Tensor> Copy(Runtime& runtime, Device& device,
   }
   const size_t esize = DTypeSize(layout.dtype);
   std::vector<char> dense(static_cast<size_t>(layout.numel) * esize);
-  GatherHost(static_cast<const char*>(dl.data) + dl.byte_offset, esize, layout,
-             dense.data());
+  if (layout.numel > 0) {  // else data may be NULL: no pointer arithmetic
+    GatherHost(static_cast<const char*>(dl.data) + dl.byte_offset, esize, layout,
+               dense.data());
+  }
   return runtime.FromHost(device, layout.dtype,
                           absl::MakeConstSpan(layout.shape, layout.ndim),
                           dense.data(), dense.size());
@@ -206,8 +287,7 @@ absl::StatusOr<Tensor> Copy(Runtime& runtime, Device& device,
 
 absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode,
                     sy_tensor_t* out_tensor) {
-  absl::StatusOr<std::shared_ptr<ContextState>> state =
-      HandleTable::Instance().FindContext(Token(context), "context");
+  absl::StatusOr<ContextState*> state = ContextOf(context);
   if (!state.ok()) return state.status();
   if (absl::Status s = CheckNotNull(managed, "managed"); !s.ok()) return s;
   if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
@@ -222,8 +302,8 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
   // One of our own exports, from this context: the same tensor again.
   if (managed->deleter == &DeleteExported && mode != SY_DLPACK_COPY) {
     auto* exported = static_cast<ExportedTensor*>(managed->manager_ctx);
-    if (exported->context == *state) {
-      absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, exported->tensor);
+    if (exported->context.get() == *state) {
+      absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, exported->tensor);
       if (!handle.ok()) return handle.status();
       managed->deleter(managed);
       *out_tensor = *handle;
@@ -243,7 +323,7 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
       auto armed = std::make_shared<std::atomic<bool>>(false);
       absl::StatusOr<Tensor> shared = Share(**device, managed, *layout, armed);
       if (shared.ok()) {
-        absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, *shared);
+        absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, *shared);
         if (!handle.ok()) return handle.status();
         armed->store(true, std::memory_order_release);
         *out_tensor = *handle;
@@ -260,7 +340,7 @@ absl::Status Import(sy_context_t context, DLManagedTensor* managed, int32_t mode
   }
   absl::StatusOr<Tensor> copy = Copy(runtime, **device, dl, *layout);
   if (!copy.ok()) return copy.status();
-  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*state, *copy);
+  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(**state, *copy);
   if (!handle.ok()) return handle.status();
   if (managed->deleter != nullptr) managed->deleter(managed);
   *out_tensor = *handle;

@@ -8,31 +8,37 @@
 namespace sy::capi {
 namespace {
 
-constexpr uint64_t kMagic = 0x5A;
-constexpr int kIndexBits = 28;
-constexpr int kGenerationBits = 24;
-constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
-constexpr uint32_t kGenerationMask = (uint32_t{1} << kGenerationBits) - 1;
-
-uint64_t Encode(HandleKind kind, uint32_t generation, uint32_t index) {
-  return kMagic << 56 | uint64_t{static_cast<uint8_t>(kind)} << 52 |
-         uint64_t{generation & kGenerationMask} << kIndexBits | index;
+// "a tensor", "an op".
+std::string WithArticle(HandleKind kind) {
+  return absl::StrCat(kind == HandleKind::kOp ? "an " : "a ", HandleKindName(kind));
 }
 
-struct Decoded {
-  uint64_t magic;
-  HandleKind kind;
-  uint32_t generation;
-  uint32_t index;
-};
+bool Retires(HandleKind kind) {
+  return kind == HandleKind::kTensor || kind == HandleKind::kContext;
+}
 
-Decoded Decode(uint64_t token) {
-  return {token >> 56, static_cast<HandleKind>((token >> 52) & 0xF),
-          static_cast<uint32_t>((token >> kIndexBits) & kGenerationMask),
-          static_cast<uint32_t>(token & kIndexMask)};
+// The object's Retirable base (contexts and tensors only).
+Retirable* AsRetirable(HandleObject* object) {
+  if (object->kind == HandleKind::kTensor) return static_cast<TensorObject*>(object);
+  return static_cast<ContextObject*>(object);
+}
+
+uint64_t NextGeneration(uint64_t generation) {
+  generation = (generation + 1) & HandleTable::kGenerationMask;
+  return generation == 0 ? 1 : generation;
 }
 
 }  // namespace
+
+ContextObject::ContextObject(std::shared_ptr<ContextState> s)
+    : HandleObject(HandleKind::kContext, s.get()), state(std::move(s)) {}
+ContextObject::~ContextObject() = default;
+
+TensorObject::TensorObject(std::shared_ptr<ContextState> context, sy::core::Tensor t)
+    : HandleObject(HandleKind::kTensor, context.get()),
+      keep_context(std::move(context)),
+      tensor(std::move(t)) {}
+TensorObject::~TensorObject() = default;
 
 const char* HandleKindName(HandleKind kind) {
   switch (kind) {
@@ -45,11 +51,6 @@ const char* HandleKindName(HandleKind kind) {
   return "unknown";
 }
 
-// "a tensor", "an op".
-static std::string WithArticle(HandleKind kind) {
-  return absl::StrCat(kind == HandleKind::kOp ? "an " : "a ", HandleKindName(kind));
-}
-
 std::string TokenText(uint64_t token) {
   return absl::StrCat("0x", absl::Hex(token));
 }
@@ -59,219 +60,193 @@ HandleTable& HandleTable::Instance() {
   return *table;
 }
 
-absl::StatusOr<HandleTable::Slot*> HandleTable::LookupLocked(
-    uint64_t handle, HandleKind kind, absl::string_view what) const {
-  const char* kind_name = HandleKindName(kind);
-  if (handle == 0) {
+absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
+                                    absl::string_view what) const {
+  if (token == 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, " is NULL; pass ", WithArticle(kind), " handle"));
   }
-  const Decoded d = Decode(handle);
-  if (d.magic != kMagic || d.kind == HandleKind::kFree ||
-      static_cast<uint8_t>(d.kind) > static_cast<uint8_t>(HandleKind::kTensor)) {
+  const uint64_t magic = token >> 56;
+  const auto token_kind = static_cast<HandleKind>((token >> 52) & 0xF);
+  if (magic != kMagic || token_kind == HandleKind::kFree ||
+      static_cast<uint8_t>(token_kind) > static_cast<uint8_t>(HandleKind::kTensor)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " (", TokenText(handle), ") is not a Switchyard handle: a "
+        what, " (", TokenText(token), ") is not a Switchyard handle: a "
         "garbage pointer, or a value that never came from this library"));
   }
-  if (d.kind != kind) {
+  if (token_kind != kind) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " (", TokenText(handle), ") is ", WithArticle(d.kind),
+        what, " (", TokenText(token), ") is ", WithArticle(token_kind),
         " handle, not ", WithArticle(kind), " handle"));
   }
-  const Slot* slot = d.index < slots_.size() ? &slots_[d.index] : nullptr;
-  if (slot == nullptr || slot->kind != kind ||
-      (slot->generation & kGenerationMask) != d.generation) {
-    if (kind == HandleKind::kContext) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, " (", TokenText(handle), ") is a stale context handle: the "
-          "context was destroyed"));
-    }
+  if (kind == HandleKind::kContext) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " (", TokenText(handle), ") is a stale ", kind_name, " handle: ",
-        kind == HandleKind::kTensor ? "it was released, or its context was destroyed"
-                                    : "its context was destroyed"));
+        what, " (", TokenText(token), ") is a stale context handle: the "
+        "context was destroyed"));
   }
-  return const_cast<Slot*>(slot);  // the table owns its slots
+  return absl::InvalidArgumentError(absl::StrCat(
+      what, " (", TokenText(token), ") is a stale ", HandleKindName(kind),
+      " handle: ",
+      kind == HandleKind::kTensor ? "it was released, or its context was destroyed"
+                                  : "its context was destroyed"));
 }
 
-absl::StatusOr<uint64_t> HandleTable::AddLocked(
-    HandleKind kind, const std::shared_ptr<ContextState>& context) {
-  if (kind != HandleKind::kContext && context->retired) {
+absl::StatusOr<uint32_t> HandleTable::TakeIndex() {
+  uint64_t head = free_head_.load(std::memory_order_acquire);
+  while ((head & 0xFFFFFFFFu) != 0) {
+    const uint32_t index = static_cast<uint32_t>(head & 0xFFFFFFFFu) - 1;
+    const uint32_t next = SlotAt(index).next_free.load(std::memory_order_relaxed);
+    const uint64_t taken = ((head >> 32) + 1) << 32 | next;
+    if (free_head_.compare_exchange_weak(head, taken, std::memory_order_acquire,
+                                         std::memory_order_acquire)) {
+      return index;
+    }
+  }
+  const uint32_t index = next_index_.fetch_add(1, std::memory_order_relaxed);
+  if (index > kIndexMask) {
+    next_index_.fetch_sub(1, std::memory_order_relaxed);
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "more than ", kIndexMask, " live handles; release tensors you no "
+        "longer need"));
+  }
+  uint32_t offset;
+  const int k = ChunkOf(index, &offset);
+  if (chunks_[k].load(std::memory_order_acquire) == nullptr) {
+    // Several threads may race to make the chunk; one wins, the rest drop
+    // theirs. Value-initialized: every slot free, generation 0.
+    Slot* fresh = new Slot[size_t{1} << (kFirstChunkBits + k)];
+    Slot* expected = nullptr;
+    if (!chunks_[k].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+      delete[] fresh;
+    }
+  }
+  return index;
+}
+
+void HandleTable::PushFree(uint32_t index) {
+  Slot& slot = SlotAt(index);
+  uint64_t head = free_head_.load(std::memory_order_relaxed);
+  uint64_t pushed;
+  do {
+    slot.next_free.store(static_cast<uint32_t>(head & 0xFFFFFFFFu),
+                         std::memory_order_relaxed);
+    pushed = ((head >> 32) + 1) << 32 | (uint64_t{index} + 1);
+  } while (!free_head_.compare_exchange_weak(head, pushed, std::memory_order_release,
+                                             std::memory_order_relaxed));
+}
+
+bool HandleTable::Kill(uint32_t index, uint64_t live) {
+  Slot& slot = SlotAt(index);
+  const uint64_t freed = NextGeneration(live >> 8) << 8;
+  uint64_t expected = live;
+  if (!slot.state.compare_exchange_strong(expected, freed, std::memory_order_seq_cst)) {
+    return false;
+  }
+  HandleObject* object = slot.object.exchange(nullptr, std::memory_order_acq_rel);
+  if (object != nullptr && Retires(object->kind)) Epochs::Retire(AsRetirable(object));
+  PushFree(index);
+  return true;
+}
+
+absl::StatusOr<uint64_t> HandleTable::Add(HandleObject* object) {
+  const HandleKind kind = object->kind;
+  absl::StatusOr<uint32_t> index = TakeIndex();
+  if (!index.ok()) {
+    if (Retires(kind)) delete AsRetirable(object);
+    return index.status();
+  }
+  Slot& slot = SlotAt(*index);
+  uint64_t generation = slot.state.load(std::memory_order_relaxed) >> 8;
+  if (generation == 0) generation = 1;  // a slot never used before
+  const uint64_t live = LiveState(kind, generation);
+  slot.object.store(object, std::memory_order_release);
+  slot.state.store(live, std::memory_order_seq_cst);
+  Epochs::AllowReclaim();
+  // A context being destroyed: its destroyer may have swept past this slot
+  // already, so undo (Note [Lock-free handle table]).
+  if (kind != HandleKind::kContext &&
+      object->context->retired.load(std::memory_order_seq_cst)) {
+    Kill(*index, live);
     return absl::FailedPreconditionError(
         "the context was destroyed while this call ran; its results were "
         "discarded");
   }
-  uint32_t index;
-  if (!free_.empty()) {
-    index = free_.back();
-    free_.pop_back();
-  } else {
-    if (slots_.size() > kIndexMask) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "more than ", kIndexMask, " live handles; release tensors you no "
-          "longer need"));
-    }
-    index = static_cast<uint32_t>(slots_.size());
-    slots_.emplace_back();
-  }
-  Slot& slot = slots_[index];
-  slot.kind = kind;
-  slot.context = context;
-  return Encode(kind, slot.generation, index);
+  return Encode(kind, generation, *index);
 }
 
-void HandleTable::FreeLocked(uint32_t index) {
-  Slot& slot = slots_[index];
-  slot.kind = HandleKind::kFree;
-  slot.references = 0;
-  slot.device = nullptr;
-  slot.op = nullptr;
-  slot.generation = (slot.generation + 1) & kGenerationMask;
-  if (slot.generation == 0) slot.generation = 1;
-  free_.push_back(index);
+void HandleTable::Discard(uint64_t token) {
+  const auto kind = static_cast<HandleKind>((token >> 52) & 0xF);
+  Kill(static_cast<uint32_t>(token & kIndexMask), LiveState(kind, Generation(token)));
 }
 
-absl::StatusOr<uint64_t> HandleTable::AddContext(
-    std::shared_ptr<ContextState> context) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return AddLocked(HandleKind::kContext, context);
+absl::Status HandleTable::Retain(uint64_t token, absl::string_view what) {
+  HandleObject* object = TryFind(token, HandleKind::kTensor);
+  if (object == nullptr) return FindError(token, HandleKind::kTensor, what);
+  auto& references = static_cast<TensorObject*>(object)->references;
+  int64_t count = references.load(std::memory_order_relaxed);
+  do {
+    // 0: the last reference went on another thread; never revive it.
+    if (count <= 0) return FindError(token, HandleKind::kTensor, what);
+  } while (!references.compare_exchange_weak(count, count + 1,
+                                             std::memory_order_relaxed));
+  return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> HandleTable::AddDevice(
-    const std::shared_ptr<ContextState>& context, DeviceEntry* entry) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<uint64_t> token = AddLocked(HandleKind::kDevice, context);
-  if (token.ok()) slots_[Decode(*token).index].device = entry;
-  return token;
-}
-
-absl::StatusOr<uint64_t> HandleTable::AddOp(
-    const std::shared_ptr<ContextState>& context, OpEntry* entry) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<uint64_t> token = AddLocked(HandleKind::kOp, context);
-  if (token.ok()) slots_[Decode(*token).index].op = entry;
-  return token;
-}
-
-absl::Status HandleTable::AddTensors(const std::shared_ptr<ContextState>& context,
-                                     absl::Span<const Tensor> tensors,
-                                     uint64_t* out_handles) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    absl::StatusOr<uint64_t> token = AddLocked(HandleKind::kTensor, context);
-    if (!token.ok()) {
-      // Undo: tensors are moved back out only after the lock is gone, but
-      // these slots hold copies, so clearing them here frees nothing.
-      for (size_t j = 0; j < i; ++j) {
-        Slot& slot = slots_[Decode(out_handles[j]).index];
-        slot.tensor = Tensor();
-        slot.context.reset();
-        FreeLocked(Decode(out_handles[j]).index);
-      }
-      return token.status();
-    }
-    Slot& slot = slots_[Decode(*token).index];
-    slot.tensor = tensors[i];
-    slot.references = 1;
-    out_handles[i] = *token;
+absl::Status HandleTable::Release(uint64_t token, absl::string_view what) {
+  HandleObject* object = TryFind(token, HandleKind::kTensor);
+  if (object == nullptr) return FindError(token, HandleKind::kTensor, what);
+  auto& references = static_cast<TensorObject*>(object)->references;
+  int64_t count = references.load(std::memory_order_relaxed);
+  do {
+    if (count <= 0) return FindError(token, HandleKind::kTensor, what);
+  } while (!references.compare_exchange_weak(count, count - 1,
+                                             std::memory_order_acq_rel));
+  if (count == 1) {
+    // Fails only when the context's destruction freed the slot first; the
+    // object was retired there.
+    Kill(static_cast<uint32_t>(token & kIndexMask),
+         LiveState(HandleKind::kTensor, Generation(token)));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<ContextState>> HandleTable::FindContext(
-    uint64_t handle, absl::string_view what) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kContext, what);
-  if (!slot.ok()) return slot.status();
-  return (*slot)->context;
-}
-
-absl::StatusOr<EntryRef<DeviceEntry>> HandleTable::FindDevice(
-    uint64_t handle, absl::string_view what) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kDevice, what);
-  if (!slot.ok()) return slot.status();
-  return EntryRef<DeviceEntry>{(*slot)->context, (*slot)->device};
-}
-
-absl::StatusOr<EntryRef<OpEntry>> HandleTable::FindOp(uint64_t handle,
-                                                      absl::string_view what) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kOp, what);
-  if (!slot.ok()) return slot.status();
-  return EntryRef<OpEntry>{(*slot)->context, (*slot)->op};
-}
-
-absl::StatusOr<TensorRef> HandleTable::FindTensor(uint64_t handle,
-                                                  absl::string_view what) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kTensor, what);
-  if (!slot.ok()) return slot.status();
-  return TensorRef{(*slot)->context, (*slot)->tensor};
-}
-
-absl::Status HandleTable::FindTensors(
-    absl::Span<const uint64_t> handles, const ContextState* context,
-    const std::function<std::string(size_t)>& describe, TensorVector& out) const {
-  out.clear();
-  out.reserve(handles.size());
-  std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < handles.size(); ++i) {
-    if (handles[i] == 0) {
-      out.emplace_back();
+absl::Status HandleTable::RemoveContext(uint64_t token) {
+  HandleObject* object = TryFind(token, HandleKind::kContext);
+  if (object == nullptr) return FindError(token, HandleKind::kContext, "context");
+  ContextState* context = object->context;
+  if (!Kill(static_cast<uint32_t>(token & kIndexMask),
+            LiveState(HandleKind::kContext, Generation(token)))) {
+    return FindError(token, HandleKind::kContext, "context");  // destroyed meanwhile
+  }
+  context->retired.store(true, std::memory_order_seq_cst);
+  const uint32_t end = next_index_.load(std::memory_order_acquire);
+  for (uint32_t index = 0; index < end && index <= kIndexMask; ++index) {
+    const Slot* slot = SlotIfExists(index);
+    if (slot == nullptr) continue;
+    const uint64_t state = slot->state.load(std::memory_order_seq_cst);
+    if ((state & 0xFF) == 0) continue;
+    const HandleObject* held = slot->object.load(std::memory_order_acquire);
+    if (slot->state.load(std::memory_order_seq_cst) != state || held == nullptr ||
+        held->context != context) {
       continue;
     }
-    absl::StatusOr<Slot*> slot =
-        LookupLocked(handles[i], HandleKind::kTensor, describe(i));
-    if (!slot.ok()) return slot.status();
-    if ((*slot)->context.get() != context) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          describe(i), " (", TokenText(handles[i]), ") belongs to another "
-          "context; tensors and ops must come from the same context"));
+    Kill(index, state);
+  }
+  return absl::OkStatus();
+}
+
+int64_t HandleTable::CountLiveForTesting(HandleKind kind) const {
+  int64_t live = 0;
+  const uint32_t end = next_index_.load(std::memory_order_acquire);
+  for (uint32_t index = 0; index < end && index <= kIndexMask; ++index) {
+    const Slot* slot = SlotIfExists(index);
+    if (slot != nullptr &&
+        (slot->state.load(std::memory_order_acquire) & 0xFF) ==
+            static_cast<uint64_t>(kind)) {
+      ++live;
     }
-    out.push_back((*slot)->tensor);
   }
-  return absl::OkStatus();
-}
-
-absl::Status HandleTable::Retain(uint64_t handle, absl::string_view what) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kTensor, what);
-  if (!slot.ok()) return slot.status();
-  ++(*slot)->references;
-  return absl::OkStatus();
-}
-
-absl::Status HandleTable::Release(uint64_t handle, absl::string_view what,
-                                  TensorRef* out_last) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> slot = LookupLocked(handle, HandleKind::kTensor, what);
-  if (!slot.ok()) return slot.status();
-  if (--(*slot)->references > 0) return absl::OkStatus();
-  out_last->tensor = std::move((*slot)->tensor);
-  out_last->context = std::move((*slot)->context);
-  (*slot)->tensor = Tensor();
-  FreeLocked(Decode(handle).index);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::shared_ptr<ContextState>> HandleTable::RemoveContext(
-    uint64_t handle, std::vector<Tensor>* doomed) {
-  std::lock_guard<std::mutex> lock(mu_);
-  absl::StatusOr<Slot*> found = LookupLocked(handle, HandleKind::kContext, "context");
-  if (!found.ok()) return found.status();
-  std::shared_ptr<ContextState> context = std::move((*found)->context);
-  context->retired = true;
-  FreeLocked(Decode(handle).index);
-  for (uint32_t index = 0; index < slots_.size(); ++index) {
-    Slot& slot = slots_[index];
-    if (slot.kind == HandleKind::kFree || slot.context != context) continue;
-    if (slot.kind == HandleKind::kTensor) doomed->push_back(std::move(slot.tensor));
-    slot.tensor = Tensor();
-    slot.context.reset();
-    FreeLocked(index);
-  }
-  return context;
+  return live;
 }
 
 }  // namespace sy::capi

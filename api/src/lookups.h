@@ -1,24 +1,41 @@
-// Handle lookups shared by several entry-point files.
+// Handle lookups shared by the entry-point files. Each needs the calling
+// thread's EpochScope (Guard makes one): what it returns stays valid until
+// that scope ends.
 #ifndef SWITCHYARD_API_SRC_LOOKUPS_H_
 #define SWITCHYARD_API_SRC_LOOKUPS_H_
 
-#include <memory>
-
-#include "api/src/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "api/src/context_state.h"
+#include "api/src/handle_table.h"
+#include "api/src/status.h"
 #include "switchyard/switchyard.h"
 
 namespace sy::capi {
 
+inline absl::StatusOr<ContextState*> ContextOf(sy_context_t handle) {
+  absl::StatusOr<ContextObject*> object =
+      HandleTable::Instance().Find<ContextObject>(Token(handle), "context");
+  if (!object.ok()) return object.status();
+  return (*object)->state.get();
+}
+
+inline absl::StatusOr<OpEntry*> OpOf(sy_op_t handle) {
+  return HandleTable::Instance().Find<OpEntry>(Token(handle), "op");
+}
+
+inline absl::StatusOr<TensorObject*> TensorOf(sy_tensor_t handle,
+                                              absl::string_view what = "tensor") {
+  return HandleTable::Instance().Find<TensorObject>(Token(handle), what);
+}
+
 // The live device behind a device handle (FailedPrecondition when its
 // plugin was unloaded); sets *context to the handle's context.
 absl::StatusOr<Device*> LiveDeviceOf(sy_device_handle_t handle,
-                                     std::shared_ptr<ContextState>* context);
+                                     ContextState** context);
 
 // Registers `tensor` under a new handle of `context`.
-absl::StatusOr<sy_tensor_t> NewTensorHandle(
-    const std::shared_ptr<ContextState>& context, const Tensor& tensor);
+absl::StatusOr<sy_tensor_t> NewTensorHandle(ContextState& context, Tensor tensor);
 
 }  // namespace sy::capi
 

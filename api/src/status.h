@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "api/src/epoch.h"
 #include "switchyard/switchyard.h"
 
 namespace sy::core {}  // declared by the core's headers
@@ -58,10 +59,13 @@ void WriteOutStruct(T* out, T full) {
 
 // Runs `body` (returning absl::Status) and finishes with its status. No
 // exception escapes: a std::bad_alloc becomes RESOURCE_EXHAUSTED, anything
-// else INTERNAL (a bug in Switchyard, and the message says so).
+// else INTERNAL (a bug in Switchyard, and the message says so). The body
+// runs pinned (EpochScope, Note [Epoch reclamation]): the objects behind
+// the handles it looks up stay valid until it returns.
 template <typename Body>
 sy_status_code_t Guard(const char* function, Body&& body) noexcept {
   try {
+    EpochScope pinned;
     return Finish(function, body());
   } catch (const std::bad_alloc&) {
     return Finish(function, absl::ResourceExhaustedError("out of host memory"));

@@ -42,6 +42,16 @@ absl::Status TakeError(sy_error_t* error, absl::string_view where) {
   int32_t code = error->code;
   std::string message = std::move(error->message);
   DestroyError(error);
+  if (message.empty()) {
+    // error_create(code, NULL) or ""; the record must still say something.
+    const bool known = code > SY_STATUS_OK && code <= SY_STATUS_DATA_LOSS;
+    message = absl::StrCat(
+        "the plugin reported ",
+        known ? absl::StatusCodeToString(static_cast<absl::StatusCode>(code))
+              : absl::StrCat("error code ", code),
+        " with no message (NULL or empty); ask the plugin's author to say what "
+        "went wrong");
+  }
   if (code <= SY_STATUS_OK || code > SY_STATUS_DATA_LOSS) {
     return absl::InternalError(absl::StrCat(
         where, ": ", message, " (the plugin returned an error with invalid "

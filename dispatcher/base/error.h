@@ -28,7 +28,8 @@ sy_error_t* ErrorFromStatus(const absl::Status& status);
 // Takes ownership of `error` (may be null) and returns it as a Status whose
 // message is "<where>: <plugin's message>". A plugin that returns a code
 // outside the known range, or an error with code OK, gets INTERNAL and the
-// message says so: the plugin broke the ABI, not the user.
+// message says so: the plugin broke the ABI, not the user. An error whose
+// message is NULL or empty gets one that says so and names its code.
 absl::Status TakeError(sy_error_t* error, absl::string_view where);
 
 }  // namespace sy::core

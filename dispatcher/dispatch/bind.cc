@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dispatcher/dispatch/capture.h"
+#include "dispatcher/dispatch/shape_memo.h"
 #include "dispatcher/memory/device.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
@@ -75,7 +76,7 @@ ShapeBucket BoundCall::bucket() const {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = *tensors[i];
     AddToBucket(bucket, static_cast<int>(i), t.ndim(), t.shape().data(),
-                t.is_contiguous());
+                t.strides().data());
   }
   return bucket;
 }
@@ -109,11 +110,13 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
         op.full_name(), ": expects ", expected, " input tensor(s) (",
         absl::StrJoin(names, ", "), ") but got ", inputs.size()));
   }
+  ShapeKey key;  // Note [Shape memo]
   size_t next = 0;
   for (int k = 0; k < num_args; ++k) {
     const SchemaArg& arg = schema.args[schema.tensor_args[k]];
     bound.offsets.push_back(static_cast<int32_t>(bound.tensors.size()));
     const size_t count = k == op.list_arg() ? list_sizes[0] : 1;
+    key.Add(count);
     for (size_t i = 0; i < count; ++i, ++next) {
       const Tensor* given = inputs[next];
       if (given == nullptr || !given->defined()) {
@@ -142,7 +145,9 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
       }
       bound.tensors.push_back(&t);
       bound.metas.push_back(t.meta());
+      key.AddMeta(t.meta());
     }
+    key.Add(bound.tensors.size());  // where an omitted optional was
     if (k < kMaxKeyedTensorArgs) {
       const sy_dtype_t dtype =
           bound.offsets[k] < static_cast<int32_t>(bound.tensors.size())
@@ -198,9 +203,18 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
     }
   }
 
-  // Shapes.
+  // Shapes: remembered, or the shape function's (Note [Shape memo]).
+  for (const sy_attr_t& attr : bound.attrs) {
+    if (!key.AddAttr(attr)) key.Spoil();
+  }
   bound.outputs.resize(op.num_outputs());
-  return op.InferShapes(bound.context(), absl::MakeSpan(bound.outputs));
+  if (key.usable() &&
+      RecallShapes(op.serial(), key, absl::MakeSpan(bound.outputs))) {
+    return absl::OkStatus();
+  }
+  absl::Status status = op.InferShapes(bound.context(), absl::MakeSpan(bound.outputs));
+  if (status.ok()) RememberShapes(op.serial(), key, bound.outputs);
+  return status;
 }
 
 }  // namespace sy::core

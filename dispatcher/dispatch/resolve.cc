@@ -29,25 +29,6 @@ Resolution KernelRoute(const DispatchSlot& slot, int index) {
   return r;
 }
 
-// Asks a kernel that may decline whether it takes the call
-// (SY_KERNEL_CALL_QUERY). OK: it does; Aborted with the plugin's reason: it
-// declines; anything else: the plugin failed the query.
-absl::Status Query(const BoundCall& bound, const KernelChoice& choice) {
-  KernelCallFrame frame(bound, {}, choice);
-  sy_error_t* error = choice.kernel->fn(&frame.call());
-  if (error == nullptr) return absl::OkStatus();
-  if (error->code == SY_STATUS_KERNEL_DECLINED) {
-    absl::Status declined = absl::AbortedError(
-        error->message.empty() ? "no reason given" : error->message);
-    DestroyError(error);
-    return declined;
-  }
-  return TakeError(error, absl::StrCat(bound.op->full_name(), ": kernel '",
-                                       choice.kernel->QualifiedName(),
-                                       "' failed a query on ",
-                                       bound.device->label()));
-}
-
 // The first choice of `slot` from `start` on that takes the call, querying
 // the ones that may decline; remembers the answer for the call's bucket.
 // `declined` collects "kernel: reason" of those that declined before.
@@ -62,7 +43,7 @@ absl::StatusOr<Resolution> FirstTaker(RuntimeState& state, const BoundCall& boun
       taker = i;
       break;
     }
-    absl::Status answer = Query(bound, choice);
+    absl::Status answer = QueryKernel(bound, choice);
     if (answer.ok()) {
       taker = i;
       break;
@@ -160,7 +141,7 @@ absl::StatusOr<Resolution> Requested(RuntimeState& state, const BoundCall& bound
           request.variant >= 0 ? kernel.variants[request.variant].config.data()
                                : nullptr;
       if (kernel.may_decline()) {
-        absl::Status answer = Query(bound, r.kernel);
+        absl::Status answer = QueryKernel(bound, r.kernel);
         if (absl::IsAborted(answer)) {
           return absl::FailedPreconditionError(absl::StrCat(
               op.full_name(), ": kernel ", kernel.QualifiedName(),
@@ -185,6 +166,22 @@ absl::StatusOr<Resolution> Requested(RuntimeState& state, const BoundCall& bound
 
 }  // namespace
 
+absl::Status QueryKernel(const BoundCall& bound, const KernelChoice& choice) {
+  KernelCallFrame frame(bound, {}, choice);
+  sy_error_t* error = choice.kernel->fn(&frame.call());
+  if (error == nullptr) return absl::OkStatus();
+  if (error->code == SY_STATUS_KERNEL_DECLINED) {
+    absl::Status declined = absl::AbortedError(
+        error->message.empty() ? "no reason given" : error->message);
+    DestroyError(error);
+    return declined;
+  }
+  return TakeError(error, absl::StrCat(bound.op->full_name(), ": kernel '",
+                                       choice.kernel->QualifiedName(),
+                                       "' failed a query on ",
+                                       bound.device->label()));
+}
+
 absl::StatusOr<Resolution> Resolve(RuntimeState& state, const BoundCall& bound,
                                    const RouteRequest& request) {
   const OpDef& op = *bound.op;
@@ -207,7 +204,11 @@ absl::StatusOr<Resolution> Resolve(RuntimeState& state, const BoundCall& bound,
   if (!slot->needs_bucket) return KernelRoute(*slot, 0);
 
   const BucketTable* buckets = slot->bucket_table();
-  const BucketChoice* known = buckets != nullptr ? buckets->Find(bound.bucket()) : nullptr;
+  const BucketChoice* known =
+      buckets != nullptr
+          ? buckets->Find(BucketSignatureOf(bound.metas.data(), bound.tensors.data(),
+                                            bound.tensors.size()))
+          : nullptr;
   if (known == nullptr) {
     // An untuned bucket: the tuner (if any) sees it first. It may publish
     // a verdict in a new snapshot; this call still runs this one's choice.

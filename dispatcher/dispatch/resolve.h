@@ -68,6 +68,14 @@ absl::StatusOr<Resolution> ResolveAfterDecline(RuntimeState& state,
                                                const Resolution& declined_at,
                                                absl::string_view reason);
 
+// Asks a kernel that may decline whether it takes `bound`
+// (SY_KERNEL_CALL_QUERY): OK when it does, Aborted with the plugin's reason
+// when it declines, another error when the plugin failed the query. Only
+// for kernels registered with SY_KERNEL_FLAG_MAY_DECLINE (others are never
+// queried). The autotuner leaves decliners out of a bucket's candidates
+// with it.
+absl::Status QueryKernel(const BoundCall& bound, const KernelChoice& choice);
+
 // How a resolution runs, as `switchyard` and the C API's explain say it:
 // "kernel cpu::add.Tensor.f32.f32 (priority)", "view", "decomposition",
 // "cpu fallback", with "; declined: …" when kernels declined.

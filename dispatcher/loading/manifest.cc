@@ -1,11 +1,7 @@
 #include "absl/strings/string_view.h"
 #include "dispatcher/loading/manifest.h"
 
-#include <openssl/evp.h>
-
 #include <filesystem>
-#include <fstream>
-#include <memory>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +22,8 @@ absl::Status FieldError(const std::string& path, absl::string_view field,
 }  // namespace
 
 absl::StatusOr<Manifest> ParseManifest(const std::string& text,
-                                       const std::string& path) {
+                                       const std::string& path,
+                                       const std::string& folder) {
   json doc;
   try {
     doc = json::parse(text);
@@ -81,8 +78,10 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
                                    "'; give it relative to the manifest so "
                                    "the pair can be moved together"));
   }
-  m.library_path =
-      (std::filesystem::path(path).parent_path() / lib).lexically_normal().string();
+  const std::filesystem::path base =
+      folder.empty() ? std::filesystem::path(path).parent_path()
+                     : std::filesystem::path(folder);
+  m.library_path = (base / lib).lexically_normal().string();
 
   auto abi = doc.find("abi");
   if (abi == doc.end() || !abi->is_object() || !abi->contains("major") ||
@@ -146,51 +145,19 @@ absl::StatusOr<Manifest> ParseManifest(const std::string& text,
   return m;
 }
 
-absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat("manifest ", path, " cannot be read; check the path"));
-  }
-  // A manifest is a few hundred bytes; reading at most 1 MiB keeps a path
-  // such as /dev/zero from reading forever.
-  constexpr std::streamsize kMaxBytes = 1 << 20;
-  std::string text(static_cast<size_t>(kMaxBytes) + 1, '\0');
-  in.read(text.data(), kMaxBytes + 1);
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > static_cast<size_t>(kMaxBytes)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "manifest ", path, " is larger than 1 MiB; a manifest is a small JSON "
-        "file — check the path"));
-  }
-  return ParseManifest(text, path);
+absl::StatusOr<Manifest> ReadManifest(const PluginFile& file) {
+  // PluginFile::Open bounded the size (a manifest is a few hundred bytes;
+  // 1 MiB at most) and refused anything but a regular file.
+  absl::StatusOr<std::string> text = file.ReadAll();
+  if (!text.ok()) return text.status();
+  const std::string& real = file.resolved_path();
+  return ParseManifest(*text, file.path(), real.substr(0, real.rfind('/') + 1));
 }
 
-absl::StatusOr<std::string> FileSha256(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  }
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
-                                                              EVP_MD_CTX_free);
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-    return absl::InternalError("OpenSSL could not start a SHA-256 digest");
-  }
-  char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof(buffer));
-    if (in.gcount() > 0) {
-      EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(in.gcount()));
-    }
-  }
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(ctx.get(), digest, &length);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    absl::StrAppend(&hex, absl::Hex(digest[i], absl::kZeroPad2));
-  }
-  return hex;
+absl::StatusOr<Manifest> ReadManifest(const std::string& path) {
+  absl::StatusOr<PluginFile> file = PluginFile::Open(path, PluginFileKind::kManifest);
+  if (!file.ok()) return file.status();
+  return ReadManifest(*file);
 }
 
 }  // namespace sy::core

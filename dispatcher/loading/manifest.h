@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "dispatcher/loading/plugin_file.h"
 
 namespace sy::core {
 
@@ -41,17 +42,23 @@ struct Manifest {
   std::map<std::string, std::string> options;
 };
 
-// Reads and validates a manifest. Errors are InvalidArgument (NotFound when
-// the file is missing) with a message that names the file, the field and
-// what a valid value looks like. Does not open the library.
+// Reads and validates a manifest. Errors are InvalidArgument with a message
+// that names the file, the field and what a valid value looks like, or
+// PluginFile::Open's (NotFound when the file is missing; a FIFO, folder or
+// device is refused without being read). Does not open the library.
 absl::StatusOr<Manifest> ReadManifest(const std::string& path);
 
-// Parses manifest text (`path` only for messages and resolving `library`).
-absl::StatusOr<Manifest> ParseManifest(const std::string& text,
-                                       const std::string& path);
+// The same for a manifest already opened (and checked) by descriptor. Its
+// `library` is resolved against the folder the manifest really is in
+// (PluginFile::resolved_path()), so a symlinked manifest finds the library
+// next to its target.
+absl::StatusOr<Manifest> ReadManifest(const PluginFile& file);
 
-// Lowercase hex SHA-256 of a file's contents.
-absl::StatusOr<std::string> FileSha256(const std::string& path);
+// Parses manifest text. `path` names the manifest in messages; `library` is
+// resolved against `folder` (default: the folder of `path`).
+absl::StatusOr<Manifest> ParseManifest(const std::string& text,
+                                       const std::string& path,
+                                       const std::string& folder = "");
 
 }  // namespace sy::core
 

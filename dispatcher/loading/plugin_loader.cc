@@ -14,7 +14,9 @@
 #include "dispatcher/base/error.h"
 #include "dispatcher/loading/host_api.h"
 #include "dispatcher/base/log.h"
+#include "dispatcher/loading/elf_exports.h"
 #include "dispatcher/loading/manifest.h"
+#include "dispatcher/loading/plugin_file.h"
 #include "dispatcher/loading/plugin_library.h"
 #include "dispatcher/loading/plugin_security.h"
 #include "dispatcher/loading/registration_session.h"
@@ -54,9 +56,17 @@ void Skip(LoadRecord& record, std::string reason) {
 
 // Runs every step for one manifest; fills `record`. `policy` is null for a
 // plugin named explicitly by path.
-void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
+void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy,
+             StageTracker& tracker) {
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<Manifest> manifest = ReadManifest(record.manifest_path);
+  tracker.Enter(LoadStage::kManifest);
+  absl::StatusOr<PluginFile> manifest_file =
+      PluginFile::Open(record.manifest_path, PluginFileKind::kManifest);
+  if (!manifest_file.ok()) {
+    return Fail(record, LoadStage::kManifest,
+                std::string(manifest_file.status().message()));
+  }
+  absl::StatusOr<Manifest> manifest = ReadManifest(*manifest_file);
   if (!manifest.ok()) {
     return Fail(record, LoadStage::kManifest,
                 std::string(manifest.status().message()));
@@ -98,21 +108,27 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
                              "against Switchyard SDK ", SY_PLUGIN_ABI_MAJOR,
                              ".x"));
   }
-  std::error_code ec;
-  if (!fs::is_regular_file(manifest->library_path, ec)) {
-    return Fail(record, LoadStage::kManifest,
-                absl::StrCat("the library '", manifest->library,
-                             "' named by the manifest does not exist at ",
-                             manifest->library_path,
-                             "; reinstall the plugin or fix \"library\""));
+  if (absl::Status safe = CheckNotExposed(*manifest_file); !safe.ok()) {
+    return Fail(record, LoadStage::kPolicy, std::string(safe.message()));
   }
-  if (absl::Status safe = CheckPluginFilesNotWorldWritable(
-          record.manifest_path, manifest->library_path);
-      !safe.ok()) {
+  absl::StatusOr<PluginFile> library_file =
+      PluginFile::Open(manifest->library_path, PluginFileKind::kLibrary);
+  if (!library_file.ok()) {
+    if (absl::IsNotFound(library_file.status())) {
+      return Fail(record, LoadStage::kManifest,
+                  absl::StrCat("the library '", manifest->library,
+                               "' named by the manifest does not exist at ",
+                               manifest->library_path,
+                               "; reinstall the plugin or fix \"library\""));
+    }
+    return Fail(record, LoadStage::kOpen,
+                std::string(library_file.status().message()));
+  }
+  if (absl::Status safe = CheckNotExposed(*library_file); !safe.ok()) {
     return Fail(record, LoadStage::kPolicy, std::string(safe.message()));
   }
   if (manifest->sha256) {
-    absl::StatusOr<std::string> digest = FileSha256(manifest->library_path);
+    absl::StatusOr<std::string> digest = FileSha256(*library_file);
     if (!digest.ok()) {
       return Fail(record, LoadStage::kChecksum,
                   std::string(digest.status().message()));
@@ -126,16 +142,18 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
                                "the pin"));
     }
   }
-
-  if (absl::Status exports = CheckOnlyEntryPointExported(manifest->library_path);
+  absl::StatusOr<ElfDynamicInfo> elf = ReadElfDynamicInfo(*library_file);
+  if (!elf.ok()) {
+    return Fail(record, LoadStage::kOpen, std::string(elf.status().message()));
+  }
+  if (absl::Status exports = CheckOnlyEntryPointExported(*library_file, *elf);
       !exports.ok()) {
     return Fail(record, LoadStage::kSymbol, std::string(exports.message()));
   }
-  LoadStage stage = LoadStage::kOpen;
   absl::StatusOr<std::shared_ptr<SharedLibrary>> library =
-      SharedLibrary::Open(manifest->library_path, &stage);
+      SharedLibrary::Open(*std::move(library_file), *elf, tracker);
   if (!library.ok()) {
-    return Fail(record, stage, std::string(library.status().message()));
+    return Fail(record, tracker.stage, std::string(library.status().message()));
   }
   const PluginTable& table = (*library)->table();
   record.plugin_abi_major = table.abi_major;
@@ -173,6 +191,7 @@ void LoadOne(RuntimeState& state, LoadRecord& record, const Policy* policy) {
   plugin->set_abi_minor(table.abi_minor);
   RegistrationSession session(state, *plugin);
   session.SetOptions(*std::move(options));
+  tracker.Enter(LoadStage::kRegister);
   absl::Status status;
   {
     ScopedHostContext context(session);
@@ -342,7 +361,8 @@ absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
       continue;
     }
     LoadRecord record = NewRecord(manifest, false);
-    LoadOne(state, record, &policy);
+    StageTracker tracker{LoadStage::kManifest, options.on_stage};
+    LoadOne(state, record, &policy, tracker);
     record.requested = policy.allow.contains(record.name);
     Keep(state, std::move(record));
   }
@@ -380,7 +400,8 @@ absl::Status LoadPlugins(RuntimeState& state, const LoaderOptions& options) {
 absl::Status LoadPluginFromManifest(RuntimeState& state,
                                     const std::string& manifest_path) {
   LoadRecord record = NewRecord(manifest_path, true);
-  LoadOne(state, record, nullptr);
+  StageTracker tracker;
+  LoadOne(state, record, nullptr, tracker);
   absl::Status status =
       IsLoaded(record.outcome)
           ? absl::OkStatus()
@@ -415,7 +436,18 @@ absl::Status UnloadPlugin(RuntimeState& state, absl::string_view name) {
   state.ops.Retire(plugin->name());
   state.calls.WaitForQuiescence();
   state.devices.RemoveOwnedBy(plugin.get());
+  const std::string library_path = plugin->library()->path();
+  plugin.reset();  // the last runtime to hold the library closes it here
   Log(LogLevel::kInfo, absl::StrCat("plugin '", name, "' unloaded"));
+  if (std::string note = TakeUnloadNote(library_path); !note.empty()) {
+    std::lock_guard<std::mutex> lock(state.plugins_mu);
+    for (auto it = state.records.rbegin(); it != state.records.rend(); ++it) {
+      if (it->name == name && it->outcome == LoadOutcome::kLoaded) {
+        it->notes.push_back(std::move(note));
+        break;
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

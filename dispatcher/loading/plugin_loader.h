@@ -12,18 +12,25 @@
 // they load, and each must load or Runtime::Create fails); names with '-'
 // are denied. Environment overrides are read with secure_getenv.
 //
-// Each manifest goes through: manifest → policy → version (manifest ABI
-// major) → file permissions (plugin_security.h; recorded at the policy
-// step) → checksum → exported symbols (read from the file; recorded at the
-// symbol step) → open → symbol → init (version negotiation) → register. Every attempt leaves a LoadRecord. A plugin that fails is a
+// Each manifest goes through: manifest (opened once and read by descriptor,
+// plugin_file.h) → policy → version (manifest ABI major) → the library file
+// (opened once by descriptor; recorded at the manifest step when it is
+// missing, at the open step when it is not a regular file) → who could
+// have replaced either file (plugin_security.h; recorded at the policy
+// step) → checksum → the ELF checks (elf_exports.h: truncation, machine,
+// malformed tables at the open step; exports at the symbol step) → open
+// (dlopen of that same descriptor) → symbol → init (version negotiation)
+// → register. Every check fails closed: what cannot be established is a
+// refusal. Every attempt leaves a LoadRecord. A plugin that fails is a
 // warning unless it was requested; the others keep working.
 #ifndef SWITCHYARD_DISPATCHER_LOADING_PLUGIN_LOADER_H_
 #define SWITCHYARD_DISPATCHER_LOADING_PLUGIN_LOADER_H_
 
+#include <functional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/status/status.h"
 #include "dispatcher/registry/load_record.h"
 #include "dispatcher/registry/runtime_state.h"
@@ -43,6 +50,11 @@ struct LoaderOptions {
   // Plugin options set in code (the context's), as "plugin.option=value"
   // entries; they override the manifest and SWITCHYARD_PLUGIN_OPTIONS.
   std::vector<std::string> plugin_options;
+  // Called before each step that reads a plugin's files or runs its code
+  // (manifest, open, symbol, init, register), on the loading thread: a
+  // probe child reports its progress with it, so that a crash can be
+  // pinned on the step that crashed.
+  std::function<void(LoadStage)> on_stage;
 };
 
 // The manifests LoadPlugins would try, in order, without loading any:
@@ -62,7 +74,10 @@ absl::Status LoadPluginFromManifest(RuntimeState& state,
                                     const std::string& manifest_path);
 
 // Unloads plugin `name` from this runtime. FailedPrecondition while tensors,
-// streams or events it created are alive; NotFound if no such plugin.
+// streams or events it created are alive; NotFound if no such plugin. When
+// its library had to stay mapped (threads it left running; Note [Unload and
+// plugin threads] in plugin_library.h), its load record gets a note saying
+// so, besides the warning in the log.
 absl::Status UnloadPlugin(RuntimeState& state, absl::string_view name);
 
 // The folder lib/switchyard/plugins next to libswitchyard.so.

@@ -68,18 +68,23 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device, sy_dtype_t dtype,
         "cannot create a tensor of rank ", shape.size(), ": at most ",
         SY_MAX_RANK, " dimensions are supported"));
   }
-  int64_t numel = 1;
+  // `extent`, the product of max(dim, 1), is what the contiguous strides
+  // are made of: it must stay bounded even when a 0 makes numel 0 (a
+  // [0, 10, 2^61 + 1] shape used to overflow the strides).
+  int64_t numel = 1, extent = 1;
   for (int64_t dim : shape) {
     if (dim < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
           "]: dimensions must be >= 0"));
     }
-    if (dim != 0 && numel > (int64_t{1} << 56) / dim) {
+    const int64_t positive = std::max<int64_t>(dim, 1);
+    if (extent > (int64_t{1} << 56) / positive) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
           "]: too many elements"));
     }
+    extent *= positive;
     numel *= dim;
   }
   absl::StatusOr<boost::intrusive_ptr<Storage>> storage =

@@ -201,6 +201,42 @@ void KernelRegistry::ClearTunedChoices(OpDef* op) {
   RepublishLocked(op);
 }
 
+size_t KernelRegistry::SetTunedChoices(absl::Span<const TunedChoice> choices,
+                                       bool replace_all) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::flat_hash_set<OpDef*> touched;
+  if (replace_all) {
+    for (const auto& [tuned_key, verdicts] : tuned_) {
+      touched.insert(const_cast<OpDef*>(tuned_key.op));
+    }
+    tuned_.clear();
+  }
+  size_t taken = 0;
+  for (const TunedChoice& c : choices) {
+    auto it = by_op_.find(c.op);
+    if (it == by_op_.end()) continue;
+    for (const auto& entry : it->second) {
+      if (entry->key != c.key || !NameMatches(*entry, c.kernel)) continue;
+      if (c.variant < -1 ||
+          c.variant >= static_cast<int32_t>(entry->variants.size())) {
+        break;
+      }
+      TunedVerdicts& verdicts = tuned_[TunedKey{c.op, c.key}];
+      Tuned tuned{c.kernel, c.variant};
+      if (c.bucket.has_value()) {
+        verdicts.per_bucket[*c.bucket] = std::move(tuned);
+      } else {
+        verdicts.all_buckets = std::move(tuned);
+      }
+      touched.insert(c.op);
+      ++taken;
+      break;
+    }
+  }
+  for (OpDef* op : touched) RepublishLocked(op);
+  return taken;
+}
+
 void KernelRegistry::SetTuningActive(bool active) {
   std::lock_guard<std::mutex> lock(mu_);
   if (tuning_active_ == active) return;
@@ -275,7 +311,7 @@ void KernelRegistry::BuildSlotLocked(const OpDef* op, DispatchKey key,
           choice.choice = static_cast<int16_t>(i);
           choice.variant = verdict.variant;
           choice.tuned = true;
-          table->entries_.emplace(bucket, std::move(choice));
+          table->Add(bucket, std::move(choice));
           break;
         }
       }
@@ -326,7 +362,7 @@ void KernelRegistry::RecordBucketChoice(const OpDef* op,
   }
   auto table = std::make_unique<BucketTable>();
   if (old != nullptr) table->entries_ = old->entries_;
-  table->entries_.emplace(bucket, std::move(choice));
+  table->Add(bucket, std::move(choice));
   slot->buckets.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));  // the old one stays: calls may read it
 }

@@ -117,17 +117,29 @@ struct BucketChoice {
   std::string declined;
 };
 
+// Filed by bucket signature (Note [Bucket signatures] in shape_bucket.h):
+// a call finds its entry without building its ShapeBucket.
 class BucketTable {
  public:
+  const BucketChoice* Find(uint64_t signature) const {
+    auto it = entries_.find(signature);
+    return it == entries_.end() ? nullptr : &it->second.choice;
+  }
   const BucketChoice* Find(const ShapeBucket& bucket) const {
-    auto it = entries_.find(bucket);
-    return it == entries_.end() ? nullptr : &it->second;
+    return Find(bucket.Signature());
   }
   size_t size() const { return entries_.size(); }
 
  private:
   friend class KernelRegistry;
-  absl::flat_hash_map<ShapeBucket, BucketChoice> entries_;
+  struct Entry {
+    ShapeBucket bucket;  // what the signature stands for, for messages
+    BucketChoice choice;
+  };
+  void Add(const ShapeBucket& bucket, BucketChoice choice) {
+    entries_.try_emplace(bucket.Signature(), Entry{bucket, std::move(choice)});
+  }
+  absl::flat_hash_map<uint64_t, Entry> entries_;
 };
 
 struct DispatchSlot {
@@ -189,6 +201,21 @@ class KernelRegistry {
                               absl::string_view kernel, int32_t variant);
   // Forgets every verdict of `op` (all keys and buckets).
   void ClearTunedChoices(OpDef* op);
+
+  // Many verdicts at once (a tuner folding in its cache), republishing each
+  // touched op once instead of once per verdict. With `replace_all`, every
+  // earlier verdict of every op is forgotten first, in the same publication.
+  // A verdict that names no kernel of its key, or a variant the kernel
+  // lacks, is skipped; returns how many were taken.
+  struct TunedChoice {
+    OpDef* op = nullptr;
+    DispatchKey key = 0;
+    std::optional<ShapeBucket> bucket;
+    std::string kernel;  // "plugin::name"
+    int32_t variant = -1;
+  };
+  size_t SetTunedChoices(absl::Span<const TunedChoice> choices,
+                         bool replace_all);
 
   // While active, every slot with more than one choice (kernels or
   // variants) reads its bucket table, so that calls of untuned buckets

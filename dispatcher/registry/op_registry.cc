@@ -1,5 +1,6 @@
 #include "dispatcher/registry/op_registry.h"
 
+#include <atomic>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,11 @@
 namespace sy::core {
 
 namespace {
+
+uint64_t NextSerial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 // The sy_attr_t form of a schema default. Lists and strings point into the
 // Schema (owned by the OpDef, never moved after construction).
@@ -53,6 +59,7 @@ OpDef::OpDef(int32_t id, Schema schema, OpKind kind, CoreShapeFn core_shape,
              sy_shape_fn plugin_shape, void* plugin_shape_data,
              std::string owner)
     : id_(id),
+      serial_(NextSerial()),
       schema_(std::move(schema)),
       full_name_(schema_.FullName()),
       kind_(kind),

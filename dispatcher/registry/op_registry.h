@@ -66,6 +66,9 @@ class OpDef {
   OpDef& operator=(const OpDef&) = delete;
 
   int32_t id() const { return id_; }
+  // Unique in the process, never reused (an OpDef's address may be, by a
+  // later runtime): what per-thread caches key an op by.
+  uint64_t serial() const { return serial_; }
   const Schema& schema() const { return schema_; }
   const std::string& full_name() const { return full_name_; }
   OpKind kind() const { return kind_; }
@@ -122,6 +125,7 @@ class OpDef {
 
  private:
   int32_t id_;
+  uint64_t serial_;
   Schema schema_;
   std::string full_name_;
   OpKind kind_;

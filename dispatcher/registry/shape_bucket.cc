@@ -21,7 +21,11 @@ std::string ShapeBucket::ToString() const {
     for (int d = 0; d < ranks[t]; ++d) {
       absl::StrAppend(&out, d > 0 ? ", " : "", DimText(dims[t][d]));
     }
-    absl::StrAppend(&out, "]", (contiguous >> t) & 1 ? "c" : "s");
+    const LayoutClass l = layout(t);
+    absl::StrAppend(&out, "]",
+                    l == LayoutClass::kContiguous   ? "c"
+                    : l == LayoutClass::kTransposed ? "t"
+                                                    : "s");
   }
   if (num_tensors > shown) absl::StrAppend(&out, " +", num_tensors - shown);
   return out;

@@ -21,6 +21,12 @@ Runtime::Runtime(std::unique_ptr<RuntimeState> state)
 
 Runtime::~Runtime() {
   trace::Flush();  // pending device times hold events of this runtime's devices
+  // No call may reach the tuner once it starts going away.
+  if (tuner_ != nullptr) {
+    state().tuning.store(nullptr, std::memory_order_release);
+    state().kernels.SetTuningActive(false);
+    tuner_.reset();
+  }
   int64_t live = 0;
   {
     std::lock_guard<std::mutex> lock(state().plugins_mu);
@@ -49,7 +55,60 @@ absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options)
   InstallCoreDecompositions(state.ops);
   status = LoadPlugins(state, options.loader);
   if (!status.ok()) return status;
+  if (options.tuner_factory) runtime->StartTuner(options);
   return runtime;
+}
+
+void Runtime::StartTuner(const RuntimeOptions& options) {
+  AutotuneMode mode = AutotuneMode::kCached;
+  if (options.autotune.has_value()) {
+    mode = *options.autotune;
+  } else if (std::optional<std::string> env = GetEnv("SWITCHYARD_AUTOTUNE")) {
+    if (std::optional<AutotuneMode> parsed = ParseAutotuneMode(*env)) {
+      mode = *parsed;
+    } else {
+      Log(LogLevel::kWarning,
+          absl::StrCat("SWITCHYARD_AUTOTUNE='", *env, "' is not a mode; "
+                       "using 'cached'. Set it to off, cached or on"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<RuntimeTuner>> tuner =
+      options.tuner_factory(*this);
+  if (!tuner.ok() || *tuner == nullptr) {
+    Log(LogLevel::kWarning,
+        absl::StrCat("the autotuner did not start (",
+                     tuner.ok() ? "its factory returned none"
+                                : std::string(tuner.status().message()),
+                     "); calls go by the kernels' static order"));
+    return;
+  }
+  tuner_ = *std::move(tuner);
+  // SetAutotuneMode logs nothing itself: the tuner has said what went wrong.
+  (void)SetAutotuneMode(mode);
+}
+
+absl::Status Runtime::SetAutotuneMode(AutotuneMode mode) {
+  if (tuner_ == nullptr) {
+    return absl::FailedPreconditionError(
+        "this runtime has no autotuner (it was created without a tuner "
+        "factory); create it through the C API or pass "
+        "autotune::MakeTunerFactory() in RuntimeOptions");
+  }
+  std::lock_guard<std::mutex> lock(tuner_mu_);
+  // Out of the call path first, then change the verdicts, then back in:
+  // a call never meets a hook whose mode is half switched.
+  state().tuning.store(nullptr, std::memory_order_release);
+  state().kernels.SetTuningActive(false);
+  absl::Status status = tuner_->SetMode(mode);
+  if (mode == AutotuneMode::kOn) {
+    state().tuning.store(tuner_.get(), std::memory_order_release);
+    state().kernels.SetTuningActive(true);
+  }
+  return status;
+}
+
+AutotuneMode Runtime::autotune_mode() const {
+  return tuner_ != nullptr ? tuner_->mode() : AutotuneMode::kOff;
 }
 
 absl::Status Runtime::PinKernel(absl::string_view op, absl::string_view device_type,
@@ -68,13 +127,18 @@ absl::Status Runtime::UnpinKernel(absl::string_view op,
 }
 
 absl::Status Runtime::LoadPlugin(const std::string& manifest_path) {
-  return LoadPluginFromManifest(state(), manifest_path);
+  absl::Status status = LoadPluginFromManifest(state(), manifest_path);
+  if (status.ok() && tuner_ != nullptr) tuner_->OnPluginsChanged();
+  return status;
 }
 
 absl::Status Runtime::UnloadPlugin(absl::string_view name) {
   // Pending device times of a trace hold the plugin's events.
   trace::Flush();
-  return sy::core::UnloadPlugin(state(), name);
+  // Verdicts that named the plugin's kernels no longer apply.
+  absl::Status status = sy::core::UnloadPlugin(state(), name);
+  if (tuner_ != nullptr) tuner_->OnPluginsChanged();
+  return status;
 }
 
 std::vector<LoadRecord> Runtime::LoadRecords() const {

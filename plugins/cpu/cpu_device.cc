@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cpu_properties.h"
+#include "fusion/fusion_extension.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cpu {
@@ -334,7 +335,8 @@ sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end,
 const sy_device_api_t& CpuDeviceApi() {
   static constexpr sy_device_api_t kApi = {
       .struct_size = sizeof(sy_device_api_t),
-      .extension = nullptr,
+      // The fusion hooks of the `cpu` device type (fusion/fusion_extension.h).
+      .extension = &kCpuFusionExtension.base,
       .device_type = "cpu",
       .dlpack_device_type = kDlpackCpu,
       .reserved = 0,

@@ -1,5 +1,6 @@
 #include "cuda_device.h"
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -498,10 +499,17 @@ sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end,
 const CudaProbe& ProbeCuda() {
   static const CudaProbe probe = [] {
     CudaProbe p;
+    using Clock = std::chrono::steady_clock;
+    const auto ms_since = [](Clock::time_point t0) {
+      return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    };
+    const Clock::time_point t0 = Clock::now();
     cudaDriverGetVersion(&p.driver_version);
     cudaRuntimeGetVersion(&p.runtime_version);
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
+    p.driver_init_ms = ms_since(t0);
+    const Clock::time_point t1 = Clock::now();
     if (status != cudaSuccess) {
       (void)cudaGetLastError();
       p.reason = StrCat("no CUDA device: cudaGetDeviceCount failed (",
@@ -539,6 +547,7 @@ const CudaProbe& ProbeCuda() {
       all.push_back(std::move(props));
     }
     p.device_count = count;
+    p.properties_ms = ms_since(t1);
     if (count == 0) p.reason = "no CUDA device: cudaGetDeviceProperties failed";
     return p;
   }();

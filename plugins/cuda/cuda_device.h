@@ -54,6 +54,12 @@ struct CudaProbe {
   std::string reason;  // empty when device_count > 0
   int driver_version = 0;
   int runtime_version = 0;
+  // Host milliseconds of the probe: CUDA driver initialization (the first
+  // runtime call, cudaGetDeviceCount, initializes the driver) and reading
+  // the devices' properties. The load record reports them apart from the
+  // plugin's own work (cuda_plugin.cc).
+  double driver_init_ms = 0;
+  double properties_ms = 0;
 };
 const CudaProbe& ProbeCuda();
 

@@ -7,15 +7,20 @@
 // families (switchyard/gpu/kernel_list.h, compiled from sdk/gpu into this
 // plugin), then the plugin's own GEMMs and fused ops. Without
 // a GPU it registers no kernels and logs why ("no CUDA device: …"), and the
-// rest of the process is unaffected. conv2d needs cuDNN 9, which is
-// dlopened, not linked (kernels/cudnn_library.h): without it conv2d alone
-// is not registered, and `load` logs why. Nothing registers itself from a
-// static initializer.
+// rest of the process is unaffected. conv2d's fast kernels and cuDNN's
+// fused attention need cuDNN 9, which is dlopened, not linked
+// (kernels/cudnn_library.h): without it conv2d runs f64 only and attention
+// only the plugin's own kernel, and `load` logs why. `load` also logs its
+// time split into the driver's initialization and its own work (Note
+// [Load time]). Nothing registers itself from a static initializer.
+#include <chrono>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
 
 #include "cuda_device.h"
+#include "kernels/attention.h"
 #include "kernels/conv2d.h"
 #include "kernels/cudnn_library.h"
 #include "kernels/kernel_list.h"
@@ -30,6 +35,24 @@ using ::sy::plugin::KernelSpec;
 using ::sy::plugin::Log;
 using ::sy::plugin::StrCat;
 
+// "12.3": one decimal, for the load-time line.
+std::string Fixed1(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", ms);
+  return text;
+}
+
+constexpr sy_plugin_option_t kOptions[] = {
+    {.struct_size = sizeof(sy_plugin_option_t),
+     .extension = nullptr,
+     .name = "conv2d_plan_cache_size",
+     .type = SY_OPTION_INT,
+     .reserved = 0,
+     .default_value = "256",
+     .help = "cuDNN execution plans kept for conv2d (problems; least "
+             "recently used evicted first)"},
+};
+
 sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
                                sy_host_context_t* context) {
   for (std::span<const KernelSpec> family : gpu::AllSharedKernels()) {
@@ -38,25 +61,49 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
   }
   SY_PLUGIN_RETURN_IF_ERROR(RegisterGemmKernels(host, context));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFusedOps(host, context));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterAttentionKernels(host, context));
   std::string why_not;
   const CudnnLibrary* cudnn = CudnnLibrary::Get(&why_not);
   if (cudnn == nullptr) {
-    // A warning: the GPU works, but one op is missing until cuDNN is
-    // installed. The load record carries the line.
+    // A warning: the GPU works, but conv2d's fast kernels are missing until
+    // cuDNN is installed. The load record carries the line.
     Log(host, context, SY_LOG_WARNING,
-        StrCat(why_not, ": conv2d not registered; install cuDNN 9 (NVIDIA's "
-               "libcudnn9 package or the nvidia-cudnn-cu13 wheel) and put "
-               "libcudnn.so.9 on the library path, or run conv2d on cpu"));
-    return nullptr;
+        StrCat(why_not, ": conv2d not registered for f32, f16 and bf16 "
+               "(f64 runs the plugin's direct kernel), and "
+               "scaled_dot_product_attention runs the plugin's own flash "
+               "kernel only; install cuDNN 9 (NVIDIA's libcudnn9 package or "
+               "the nvidia-cudnn-cu13 wheel) and put libcudnn.so.9 on the "
+               "library path, or run conv2d on cpu"));
+  } else {
+    Log(host, context, SY_LOG_INFO,
+        StrCat("cuDNN ", CudnnVersionString(cudnn->version), " (", cudnn->path,
+               "): conv2d through its graph API, attention through its fused "
+               "engines where they fit"));
   }
-  Log(host, context, SY_LOG_INFO,
-      StrCat("cuDNN ", CudnnVersionString(cudnn->version), " (", cudnn->path,
-             "): conv2d registered"));
-  return plugin::RegisterKernels(host, context, "cuda", Conv2dKernels());
+  return RegisterConv2dKernels(host, context, cudnn != nullptr);
+}
+
+// Reads the plugin's options (defaults without an ABI 1.1 host).
+sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) {
+  sy_option_value_t cache{};
+  cache.value.i = kConv2dPlanCacheDefault;
+  if (plugin::HostHasOptions(host)) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        plugin::GetOption(host, context, "conv2d_plan_cache_size", &cache));
+  }
+  if (cache.value.i < 1) {
+    return plugin::MakeError(
+        host, SY_STATUS_INVALID_ARGUMENT,
+        StrCat("cuda plugin: option conv2d_plan_cache_size is ", cache.value.i,
+               "; pass at least 1"));
+  }
+  SetConv2dPlanCacheCapacity(static_cast<size_t>(cache.value.i));
+  return nullptr;
 }
 
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return plugin::Guard(host, "cuda plugin: load", [&]() -> sy_error_t* {
+    const auto start = std::chrono::steady_clock::now();
     const CudaProbe& probe = ProbeCuda();
     SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CudaDeviceApi()));
     if (probe.device_count == 0) {
@@ -69,7 +116,22 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     Log(host, context, SY_LOG_INFO,
         StrCat(probe.device_count, " CUDA device(s); driver ",
                probe.driver_version, ", runtime ", probe.runtime_version));
-    return RegisterAllKernels(host, context);
+    SY_PLUGIN_RETURN_IF_ERROR(ApplyOptions(host, context));
+    SY_PLUGIN_RETURN_IF_ERROR(RegisterAllKernels(host, context));
+    // Note [Load time]: the driver's initialization happens once per process
+    // (sy_plugin_init's probe) and is the driver's; the rest is ours.
+    const double own_ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count() +
+                          probe.properties_ms;
+    Log(host, context, SY_LOG_INFO,
+        StrCat("load time: CUDA driver initialization ",
+               Fixed1(probe.driver_init_ms), " ms (cudaGetDeviceCount, once per "
+               "process); the plugin's own work ", Fixed1(own_ms),
+               " ms (device properties ", Fixed1(probe.properties_ms),
+               " ms, registration and cuDNN ", Fixed1(own_ms - probe.properties_ms),
+               " ms)"));
+    return nullptr;
   });
 }
 
@@ -87,8 +149,8 @@ constexpr sy_plugin_api_t kPluginApi = {
     .load = Load,
     .unload = Unload,
     .flags = SY_PLUGIN_FLAG_RESIDENT,
-    .num_options = 0,
-    .options = nullptr,
+    .num_options = 1,
+    .options = kOptions,
 };
 
 }  // namespace

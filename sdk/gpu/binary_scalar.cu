@@ -1,8 +1,8 @@
 // Binary arithmetic kernels with a tensor and a Scalar (.Scalar): add sub
 // mul div pow maximum minimum. The result has the tensor's dtype, except
 // that a float Scalar on an integer or bool tensor computes in f32 and
-// gives f32 (docs/ops.md). Integer div/pow with an integer Scalar have no
-// kernel here (UNIMPLEMENTED, so the caller sees a missing kernel).
+// gives f32 (docs/ops.md). Integer div/pow refuse a zero divisor or a
+// negative exponent before anything runs.
 #include <limits>
 #include <string>
 
@@ -16,7 +16,6 @@ namespace sy::gpu {
 namespace {
 
 using ::sy::plugin::DtypeName;
-using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
 template <class Op, sy_dtype_t D>
@@ -52,7 +51,8 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
                                     "has no bool result; cast 'a' to a numeric "
                                     "dtype first"));
         }
-      } else if constexpr (Op::kInt) {
+      } else {
+        static_assert(Op::kInt);
         if (s.i < std::numeric_limits<S>::min() ||
             s.i > std::numeric_limits<S>::max()) {
           return OpError(op, StrCat("attribute 'b' is ", s.i,
@@ -60,14 +60,25 @@ sy_error_t* ScalarKernel(const sy_kernel_call_t* call) {
                                     " of input 'a'; pass a value in range or "
                                     "cast 'a' to a wider dtype"));
         }
-        return run.template operator()<S>(static_cast<S>(s.i));
-      } else {
-        return MakeError(
-            SY_STATUS_UNIMPLEMENTED,
-            StrCat(Where(op), ": no ", ThisTarget().runtime, " kernel for an ",
-                   DtypeName(D), " tensor with an integer Scalar (integer ",
-                   op.substr(0, 3), "); cast 'a' to a floating dtype, or run "
-                   "it on the cpu device"));
+        const S value = static_cast<S>(s.i);
+        if constexpr (requires { Op::Refuses(S{}); }) {
+          // Integer div/pow: the Scalar is known here, so refuse it before
+          // anything runs (the cpu plugin's words).
+          if (Op::Refuses(value)) {
+            return OpError(op, StrCat(
+                "attribute 'b' is ", s.i,
+                std::is_same_v<Op, DivOp>
+                    ? StrCat(", and integer division (", DtypeName(D),
+                             ") by zero has no result; divide by nonzero "
+                             "values, or cast the inputs to a floating dtype "
+                             "to get infinities")
+                    : StrCat(", and an integer input 'a' (", DtypeName(D),
+                             ") cannot be raised to a negative power; use "
+                             "nonnegative exponents, or cast 'a' to a "
+                             "floating dtype first")));
+          }
+        }
+        return run.template operator()<S>(value);
       }
     }
   });

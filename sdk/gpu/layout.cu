@@ -174,10 +174,8 @@ void AddAll(KernelList& l) {
 std::span<const plugin::KernelSpec> LayoutKernels() {
   static const KernelList list = [] {
     KernelList l;
-    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() { AddAll<D>(l); });
-    ForEachDtype<kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
-      l.Add("concat", DtypeList<D>, ConcatKernel<D>);
-    });
+    ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>(
+        [&]<sy_dtype_t D>() { AddAll<D>(l); });
     return l;
   }();
   return list.specs();

@@ -12,7 +12,9 @@
 // the general path, which re-reads the row from memory for each statistic
 // (through the L2 cache, which holds a row) with any strides.
 // Statistics are computed in Accumulate<S> (float; double for f64);
-// f16/bf16 round once on the way out.
+// f16/bf16 round once on the way out. layer_norm and rms_norm of f16/bf16
+// x also take f32 weight and bias (W below), as mixed-precision models
+// keep them; the cpu plugin does the same.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -107,11 +109,12 @@ __device__ __forceinline__ A Apply(A v, Stats<A> st, A w, A b) {
   }
 }
 
-// The one-pass kernel (Note [One-pass rows]).
-template <Kind K, class S, int V>
+// The one-pass kernel (Note [One-pass rows]). W: the storage of weight
+// and bias (S, or f32 for 16-bit x).
+template <Kind K, class S, int V, class W = S>
 __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* __restrict__ x,
-                               S* __restrict__ out, const S* __restrict__ w,
-                               const S* __restrict__ b, Params p) {
+                               S* __restrict__ out, const W* __restrict__ w,
+                               const W* __restrict__ b, Params p) {
   using A = Accumulate<S>;
   __shared__ A scratch[32];
   const int64_t row = blockIdx.x;
@@ -144,9 +147,10 @@ __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* _
   for (int k = 0; k < kMaxIter; ++k) {
     const int64_t j = threadIdx.x + static_cast<int64_t>(k) * blockDim.x;
     if (j < nvec) {
-      Vec<S, V> wv, bv, o;
-      if (p.has_weight) wv = reinterpret_cast<const Vec<S, V>*>(w)[j];
-      if (p.has_bias) bv = reinterpret_cast<const Vec<S, V>*>(b)[j];
+      Vec<W, V> wv, bv;
+      Vec<S, V> o;
+      if (p.has_weight) wv = reinterpret_cast<const Vec<W, V>*>(w)[j];
+      if (p.has_bias) bv = reinterpret_cast<const Vec<W, V>*>(b)[j];
 #pragma unroll
       for (int e = 0; e < V; ++e) {
         const A we = p.has_weight ? A(Load(&wv.v[e])) : A(1);
@@ -159,10 +163,10 @@ __global__ void __launch_bounds__(kBlock) NormRowsCached(RowLayout l, const S* _
 }
 
 // The general path: any strides, any row length.
-template <Kind K, class S>
+template <Kind K, class S, class W = S>
 __global__ void NormRowsStrided(RowLayout l, const S* __restrict__ x,
-                                S* __restrict__ out, const S* __restrict__ w,
-                                const S* __restrict__ b, Params p) {
+                                S* __restrict__ out, const W* __restrict__ w,
+                                const W* __restrict__ b, Params p) {
   using A = Accumulate<S>;
   __shared__ A scratch[32];
   const int64_t row = blockIdx.x;
@@ -184,7 +188,7 @@ __global__ void NormRowsStrided(RowLayout l, const S* __restrict__ x,
   }
 }
 
-template <Kind K, class S>
+template <Kind K, class S, class W = S>
 sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
                        const sy_tensor_view_t& x, const sy_tensor_view_t& out,
                        const sy_tensor_view_t* w, const sy_tensor_view_t* b,
@@ -197,8 +201,8 @@ sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
   }
   const S* xp = ElementPtr<const S>(x);
   S* op_ = ElementPtr<S>(out);
-  const S* wp = w != nullptr ? ElementPtr<const S>(*w) : nullptr;
-  const S* bp = b != nullptr ? ElementPtr<const S>(*b) : nullptr;
+  const W* wp = w != nullptr ? ElementPtr<const W>(*w) : nullptr;
+  const W* bp = b != nullptr ? ElementPtr<const W>(*b) : nullptr;
   constexpr int V = 16 / sizeof(S);
   const int operands = 2 + (p.has_weight ? 1 : 0) + (p.has_bias ? 1 : 0);
   // Weight and bias are operands 2 and 3 whatever is present, so check
@@ -225,13 +229,13 @@ sy_error_t* LaunchNorm(const Stream& stream, const RowLayout& l,
     int threads = kMaxWarpSize;
     // Up to kMaxIter vectors a thread, in as small a block as holds the row.
     while (threads < kBlock && threads * kMaxIter < nvec) threads *= 2;
-    NormRowsCached<K, S, V><<<rows, threads, 0, stream.stream>>>(
+    NormRowsCached<K, S, V, W><<<rows, threads, 0, stream.stream>>>(
         l, xp, op_, wp, bp, p);
   } else {
     int threads = kMaxWarpSize;
     while (threads < 256 && threads < l.row_len) threads *= 2;
-    NormRowsStrided<K, S><<<rows, threads, 0, stream.stream>>>(l, xp, op_, wp,
-                                                               bp, p);
+    NormRowsStrided<K, S, W><<<rows, threads, 0, stream.stream>>>(
+        l, xp, op_, wp, bp, p);
   }
   return CheckLaunched(op);
 }
@@ -283,7 +287,8 @@ const sy_tensor_view_t* Input(const sy_kernel_call_t* call, int arg) {
   return &call->inputs[index];
 }
 
-template <Kind K, sy_dtype_t D>
+// WD: the dtype of weight and bias (D, or f32 for f16/bf16 x).
+template <Kind K, sy_dtype_t D, sy_dtype_t WD = D>
 sy_error_t* NormKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op =
       K == Kind::kLayerNorm ? "layer_norm" : "rms_norm";
@@ -304,13 +309,13 @@ sy_error_t* NormKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t* w = Input(call, 1);
     const sy_tensor_view_t* b = K == Kind::kLayerNorm ? Input(call, 2) : nullptr;
     if (w != nullptr) {
-      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*w, op, "input 'weight'", D, *stream));
+      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*w, op, "input 'weight'", WD, *stream));
     } else if (K == Kind::kRmsNorm) {
       return OpError(op, "input 'weight' is missing; pass a weight of the "
                          "last dim's size");
     }
     if (b != nullptr) {
-      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*b, op, "input 'bias'", D, *stream));
+      SY_PLUGIN_RETURN_IF_ERROR(CheckView(*b, op, "input 'bias'", WD, *stream));
     }
     int k = 1;  // normalized trailing dims
     double eps = 0;
@@ -369,7 +374,8 @@ sy_error_t* NormKernel(const sy_kernel_call_t* call) {
     p.eps = eps;
     p.has_weight = w != nullptr;
     p.has_bias = b != nullptr;
-    return LaunchNorm<K, Storage<D>>(*stream, l, x, out, w, b, p, op);
+    return LaunchNorm<K, Storage<D>, Storage<WD>>(*stream, l, x, out, w, b, p,
+                                                  op);
   });
 }
 
@@ -383,6 +389,13 @@ void AddAll(KernelList& l) {
   l.Add("layer_norm", DtypeList<D, N, D>, NormKernel<Kind::kLayerNorm, D>);
   l.Add("layer_norm", DtypeList<D, N, N>, NormKernel<Kind::kLayerNorm, D>);
   l.Add("rms_norm", DtypeList<D, D>, NormKernel<Kind::kRmsNorm, D>);
+  if constexpr (D == SY_DTYPE_F16 || D == SY_DTYPE_BF16) {
+    constexpr sy_dtype_t F = SY_DTYPE_F32;
+    l.Add("layer_norm", DtypeList<D, F, F>, NormKernel<Kind::kLayerNorm, D, F>);
+    l.Add("layer_norm", DtypeList<D, F, N>, NormKernel<Kind::kLayerNorm, D, F>);
+    l.Add("layer_norm", DtypeList<D, N, F>, NormKernel<Kind::kLayerNorm, D, F>);
+    l.Add("rms_norm", DtypeList<D, F>, NormKernel<Kind::kRmsNorm, D, F>);
+  }
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 // (floats) or wrapping int64 (integers and bool, which sum to i64), so a
 // 100k-element f32 sum stays far inside the 1e-5 L2 bound. max/min and
 // argmax propagate NaN; argmax returns the first NaN, else the first
-// occurrence of the maximum.
+// occurrence of the maximum. bool: sum counts the nonzero bytes, max and
+// min are any and all.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -319,9 +320,8 @@ std::span<const plugin::KernelSpec> ReductionKernels() {
     KernelList l;
     ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() { AddFloat<D>(l); });
     ForEachDtype<kIntDtypes>([&]<sy_dtype_t D>() { AddInt<D>(l); });
-    ForEachDtype<kBoolDtypes>([&]<sy_dtype_t D>() {
-      l.Add("sum", DtypeList<D>, ReduceKernel<Kind::kSum, D>);
-    });
+    // bool: sum counts, max/min are any/all, argmax finds the first true.
+    ForEachDtype<kBoolDtypes>([&]<sy_dtype_t D>() { AddInt<D>(l); });
     return l;
   }();
   return list.specs();

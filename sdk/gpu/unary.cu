@@ -1,7 +1,9 @@
 // Unary elementwise kernels: neg abs relu square (floating and integer),
 // exp log sqrt rsqrt sin cos tanh sigmoid silu erf reciprocal gelu
-// (floating). f16/bf16 compute in float with the runtime's IEEE-accurate
-// math (no fast-math: expf, erff … are within 1–4 ulp) and round once.
+// (floating; integer and bool inputs give f32, computed in float as the
+// cpu plugin does). f16/bf16 compute in float with the runtime's
+// IEEE-accurate math (no fast-math: expf, erff … are within 1–4 ulp) and
+// round once.
 #include <string>
 #include <string_view>
 
@@ -44,7 +46,16 @@ __device__ __forceinline__ T WrapMul(T a, T b) {
 }
 
 SY_UNARY(Neg, "neg", WrapNeg(x))
-SY_UNARY(Abs, "abs", x < T(0) ? WrapNeg(x) : x)
+template <class T>
+__device__ __forceinline__ T AbsOf(T x) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return x;  // u8
+  } else {
+    return x < T(0) ? WrapNeg(x) : x;
+  }
+}
+
+SY_UNARY(Abs, "abs", AbsOf(x))
 // relu(NaN) is NaN: x > 0 is false for NaN, so keep x when it is not >= 0
 // only for NaN.
 SY_UNARY(Relu, "relu", (x > T(0) || x != x) ? x : T(0))
@@ -119,6 +130,33 @@ sy_error_t* UnaryKernel(const sy_kernel_call_t* call) {
   });
 }
 
+// A floating op on an integer or bool input: the value as float, the
+// result f32 (docs/ops.md).
+template <class Op>
+struct OnFloat {
+  Op op;
+  template <class T>
+  __device__ __forceinline__ float operator()(T x) const {
+    return op(static_cast<float>(x));
+  }
+};
+
+template <class Op, sy_dtype_t D>
+sy_error_t* ToFloatKernel(const sy_kernel_call_t* call) {
+  constexpr std::string_view op = Op::kOp;
+  static const std::string where = Where(op);
+  return plugin::Guard(where, [&]() -> sy_error_t* {
+    Stream* stream = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 0, &stream));
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        CheckView(call->outputs[0], op, "output", SY_DTYPE_F32, *stream));
+    return LaunchElementwise<float, Storage<D>>(OnFloat<Op>{Op{}}, *stream,
+                                                call->outputs[0],
+                                                {&call->inputs[0]}, op);
+  });
+}
+
 template <sy_dtype_t D>
 sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
   constexpr std::string_view op = "gelu";
@@ -127,13 +165,25 @@ sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
     Stream* stream = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(BeginCall(call, op, 1, 1, 1, &stream));
     SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->inputs[0], op, kX, D, *stream));
-    SY_PLUGIN_RETURN_IF_ERROR(
-        CheckView(call->outputs[0], op, "output", D, *stream));
+    using S = Storage<D>;
+    constexpr bool kFloatIn = kIsFloating<S>;
+    SY_PLUGIN_RETURN_IF_ERROR(CheckView(call->outputs[0], op, "output",
+                                        kFloatIn ? D : SY_DTYPE_F32, *stream));
     std::string_view approximate;
     SY_PLUGIN_RETURN_IF_ERROR(
         ReadString(call, 0, op, "approximate", approximate));
-    using S = Storage<D>;
-    if (approximate == "none") {
+    if constexpr (!kFloatIn) {
+      // Integer or bool x: f32 out, the exact forms in float.
+      if (approximate == "none" || approximate == "tanh") {
+        return approximate == "none"
+                   ? LaunchElementwise<float, S>(OnFloat<GeluErf>{}, *stream,
+                                                 call->outputs[0],
+                                                 {&call->inputs[0]}, op)
+                   : LaunchElementwise<float, S>(OnFloat<GeluTanh>{}, *stream,
+                                                 call->outputs[0],
+                                                 {&call->inputs[0]}, op);
+      }
+    } else if (approximate == "none") {
       if constexpr (!kIsHalfLike<S>) {
         return LaunchElementwise<S, S>(GeluErf{}, *stream, call->outputs[0],
                                        {&call->inputs[0]}, op);
@@ -143,9 +193,11 @@ sy_error_t* GeluKernel(const sy_kernel_call_t* call) {
                                        op);
       }
     }
-    if (approximate == "tanh") {
-      return LaunchElementwise<S, S>(GeluTanh{}, *stream, call->outputs[0],
-                                     {&call->inputs[0]}, op);
+    if constexpr (kFloatIn) {
+      if (approximate == "tanh") {
+        return LaunchElementwise<S, S>(GeluTanh{}, *stream, call->outputs[0],
+                                       {&call->inputs[0]}, op);
+      }
     }
     return OpError(op, StrCat("attribute 'approximate' is '", approximate,
                               "'; pass \"none\" or \"tanh\""));
@@ -156,6 +208,14 @@ template <class Op>
 void AddFloat(KernelList& l) {
   ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() {
     l.Add(Op::kOp, DtypeList<D>, UnaryKernel<Op, D>);
+  });
+}
+
+// The op on integer and bool inputs (f32 out), after the floating ones.
+template <class Op>
+void AddFromInt(KernelList& l) {
+  ForEachDtype<kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
+    l.Add(Op::kOp, DtypeList<D>, ToFloatKernel<Op, D>);
   });
 }
 
@@ -186,7 +246,18 @@ std::span<const plugin::KernelSpec> UnaryKernels() {
     AddFloat<Silu>(l);
     AddFloat<Erf>(l);
     AddFloat<Reciprocal>(l);
-    ForEachDtype<kFloatDtypes>([&]<sy_dtype_t D>() {
+    AddFromInt<Exp>(l);
+    AddFromInt<Log>(l);
+    AddFromInt<Sqrt>(l);
+    AddFromInt<Rsqrt>(l);
+    AddFromInt<Sin>(l);
+    AddFromInt<Cos>(l);
+    AddFromInt<Tanh>(l);
+    AddFromInt<Sigmoid>(l);
+    AddFromInt<Silu>(l);
+    AddFromInt<Erf>(l);
+    AddFromInt<Reciprocal>(l);
+    ForEachDtype<kFloatDtypes, kIntDtypes, kBoolDtypes>([&]<sy_dtype_t D>() {
       l.Add("gelu", DtypeList<D>, GeluKernel<D>);
     });
     return l;

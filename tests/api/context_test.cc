@@ -161,7 +161,7 @@ TEST(ContextTest, LoadReportExplainsEveryAttempt) {
   EXPECT_SY_ERROR(sy_context_plugin_record(context, 0, &record), SY_STATUS_INVALID_ARGUMENT,
                   "sy_context_plugin_record: out_record->struct_size is 16; set it to "
                   "sizeof(sy_plugin_record_t) (" +
-                      std::to_string(sizeof(sy_plugin_record_t)) +
+                      std::to_string(SY_STRUCT_SIZE(sy_plugin_record_t, load_ms)) +
                       " in API 1.0) before the call");
   EXPECT_SY_ERROR(sy_context_plugin_record(context, 0, nullptr), SY_STATUS_INVALID_ARGUMENT,
                   "sy_context_plugin_record: out_record is NULL");
@@ -310,6 +310,116 @@ TEST(ContextTest, ContextsAreIndependent) {
   ASSERT_EQ(sy_context_destroy(b), SY_STATUS_OK);
   EXPECT_EQ(ReadF32(Call1(relu_a, {x})), (std::vector<float>{0, 3}));
   EXPECT_EQ(sy_context_destroy(a), SY_STATUS_OK);
+}
+
+// API 1.1: plugin options from the context, and what the load record says
+// of them.
+TEST(ContextTest, PluginOptionsReachThePluginAndItsRecord) {
+  const std::string cpu = CpuManifest();
+  const char* paths[] = {cpu.c_str()};
+  const char* plugin_options[] = {"cpu.num_threads=2"};
+  sy_context_options_t options;
+  sy_context_options_init(&options);
+  options.plugin_paths = paths;
+  options.num_plugin_paths = 1;
+  options.use_environment = 0;
+  options.use_default_path = 0;
+  options.plugin_options = plugin_options;
+  options.num_plugin_options = 1;
+  sy_context_t context = nullptr;
+  ASSERT_EQ(sy_context_create(&options, &context), SY_STATUS_OK) << sy_last_error_message();
+  sy_plugin_record_t record{};
+  record.struct_size = sizeof record;
+  ASSERT_EQ(sy_context_plugin_record(context, 0, &record), SY_STATUS_OK);
+  EXPECT_EQ(std::string(record.name), "cpu");
+  ASSERT_EQ(record.num_options, 2);
+  bool saw_threads = false;
+  for (int32_t i = 0; i < record.num_options; ++i) {
+    sy_plugin_option_info_t option{};
+    option.struct_size = sizeof option;
+    ASSERT_EQ(sy_context_plugin_record_option(context, 0, i, &option), SY_STATUS_OK)
+        << sy_last_error_message();
+    EXPECT_NE(std::string(option.help), "");
+    if (std::string(option.name) != "num_threads") continue;
+    saw_threads = true;
+    EXPECT_EQ(std::string(option.type), "int");
+    EXPECT_EQ(std::string(option.value), "2");
+    EXPECT_EQ(std::string(option.source), "context");
+  }
+  EXPECT_TRUE(saw_threads);
+  sy_plugin_option_info_t option{};
+  option.struct_size = sizeof option;
+  EXPECT_SY_ERROR(sy_context_plugin_record_option(context, 0, 2, &option),
+                  SY_STATUS_OUT_OF_RANGE,
+                  "sy_context_plugin_record_option: option index 2 is out of range: "
+                  "plugin 'cpu' declares 2 option(s) (see num_options)");
+  const char* note = nullptr;
+  EXPECT_SY_ERROR(sy_context_plugin_record_note(context, 0, record.num_notes, &note),
+                  SY_STATUS_OUT_OF_RANGE,
+                  "sy_context_plugin_record_note: note index " +
+                      std::to_string(record.num_notes) +
+                      " is out of range: the record of plugin 'cpu' has " +
+                      std::to_string(record.num_notes) + " note(s) (see num_notes)");
+  ASSERT_EQ(sy_context_destroy(context), SY_STATUS_OK);
+
+  // A malformed entry is refused before anything loads; an unknown option
+  // fails the plugin's load, with a record naming it.
+  const char* malformed[] = {"num_threads=2"};
+  options.plugin_options = malformed;
+  EXPECT_SY_ERROR_LIKE(sy_context_create(&options, &context), SY_STATUS_INVALID_ARGUMENT,
+                       "sy_context_create: options->plugin_options: ", "num_threads=2");
+  const char* unknown[] = {"cpu.no_such_option=1"};
+  options.plugin_options = unknown;
+  ASSERT_EQ(sy_context_create(&options, &context), SY_STATUS_OK) << sy_last_error_message();
+  ASSERT_EQ(sy_context_plugin_record(context, 0, &record), SY_STATUS_OK);
+  EXPECT_EQ(record.outcome, SY_LOAD_FAILED);
+  EXPECT_NE(std::string(record.reason).find("no_such_option"), std::string::npos)
+      << record.reason;
+  ASSERT_EQ(sy_context_destroy(context), SY_STATUS_OK);
+}
+
+// API 1.1: discovery without loading, and manifests a tool refuses (the
+// CLI's --probe) recorded in their place.
+TEST(ContextTest, DiscoverAndRefuse) {
+  const std::string good = TestPlugin("test_good");
+  const std::string cpu = CpuManifest();
+  const char* paths[] = {cpu.c_str(), good.c_str()};
+  sy_context_options_t options;
+  sy_context_options_init(&options);
+  options.plugin_paths = paths;
+  options.num_plugin_paths = 2;
+  options.use_environment = 0;
+  options.use_default_path = 0;
+  const char* const* found = nullptr;
+  int32_t count = 0;
+  ASSERT_EQ(sy_plugin_discover(&options, &found, &count), SY_STATUS_OK)
+      << sy_last_error_message();
+  ASSERT_EQ(count, 2);
+  EXPECT_EQ(std::string(found[0]), cpu);
+  EXPECT_EQ(std::string(found[1]), good);
+
+  sy_plugin_refusal_t refusal;
+  refusal.struct_size = sizeof refusal;
+  refusal.extension = nullptr;
+  refusal.manifest_path = good.c_str();
+  refusal.reason = "it crashed a probe process";
+  options.refused = &refusal;
+  options.num_refused = 1;
+  sy_context_t context = nullptr;
+  ASSERT_EQ(sy_context_create(&options, &context), SY_STATUS_OK) << sy_last_error_message();
+  sy_plugin_record_t record{};
+  record.struct_size = sizeof record;
+  ASSERT_EQ(sy_context_plugin_record(context, 1, &record), SY_STATUS_OK);
+  EXPECT_EQ(std::string(record.name), "test_good");
+  EXPECT_EQ(record.outcome, SY_LOAD_FAILED);
+  EXPECT_EQ(std::string(record.stage), "probe");
+  EXPECT_EQ(std::string(record.reason), "it crashed a probe process");
+  ASSERT_EQ(sy_context_destroy(context), SY_STATUS_OK);
+
+  refusal.reason = nullptr;
+  EXPECT_SY_ERROR(sy_context_create(&options, &context), SY_STATUS_INVALID_ARGUMENT,
+                  "sy_context_create: options->refused[0] has a NULL manifest_path or "
+                  "reason");
 }
 
 }  // namespace

@@ -239,6 +239,84 @@ TEST_F(DLPackTest, TensorsSwitchyardCannotTakeAreRefusedAndStayTheCallers) {
   EXPECT_EQ(ReadF32(t), host.values);  // and it still imports
 }
 
+// Issue 14, point 1: sizes whose products wrap used to pass in the share
+// modes (a [2^32, 2^32] tensor with NULL data counted 0 elements; a
+// [2^62 + 1, 4] one over 16 bytes counted 4, and a slice of it read far
+// outside the buffer). Every mode now refuses each, naming what is wrong,
+// and the caller keeps the tensor.
+TEST_F(DLPackTest, SizesThatOverflowAreRefusedInEveryMode) {
+  struct Case {
+    std::vector<int64_t> shape, strides;
+    uint64_t byte_offset;
+    bool null_data;
+    std::string message;
+  };
+  constexpr int64_t k32 = int64_t{1} << 32;
+  constexpr int64_t k61 = int64_t{1} << 61;
+  constexpr int64_t k62 = int64_t{1} << 62;
+  const std::string prefix = "sy_tensor_from_dlpack: the DLPack tensor's ";
+  const std::vector<Case> cases = {
+      {{k32, k32}, {}, 0, true,
+       "shape [4294967296, 4294967296] has sizes whose product int64 cannot hold; "
+       "no memory has that many elements"},
+      {{k62 + 1, 4}, {4, 1}, 0, false,
+       "shape [4611686018427387905, 4] has sizes whose product int64 cannot hold; "
+       "no memory has that many elements"},
+      {{0, k32, k32}, {}, 0, false,
+       "shape [0, 4294967296, 4294967296] has sizes whose product int64 cannot "
+       "hold; no memory has that many elements"},
+      {{k61}, {1}, 0, false,
+       "shape [2305843009213693952] of 4-byte elements spans more bytes than int64 "
+       "can count"},
+      {{3, 2}, {k62, 1}, 0, false,
+       "strides [4611686018427387904, 1] over shape [3, 2] reach element offsets "
+       "int64 cannot hold"},
+      {{2}, {k61}, 0, false,
+       "elements (shape [2], strides [2305843009213693952], byte_offset 0) would lie "
+       "outside the address space"},
+      {{4}, {1}, uint64_t{1} << 63, false,
+       "elements (shape [4], strides [1], byte_offset 9223372036854775808) would lie "
+       "outside the address space"},
+      {{4}, {-k61}, 0, false,
+       "elements (shape [4], strides [-2305843009213693952], byte_offset 0) would "
+       "lie outside the address space"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    HostTensor host(RandomFloats(4, 20), c.shape, c.strides);
+    host.managed.dl_tensor.byte_offset = c.byte_offset;
+    if (c.null_data) host.managed.dl_tensor.data = nullptr;
+    for (int32_t mode : {SY_DLPACK_SHARE_OR_COPY, SY_DLPACK_SHARE, SY_DLPACK_COPY}) {
+      sy_tensor_t t = nullptr;
+      EXPECT_SY_ERROR(sy_tensor_from_dlpack(context_, &host.managed, mode, &t),
+                      SY_STATUS_INVALID_ARGUMENT, prefix + c.message);
+      EXPECT_EQ(t, nullptr);
+    }
+    EXPECT_EQ(host.deleted, 0);
+  }
+}
+
+// Sizes at the edge that do fit still import: a zero-size dim with huge
+// neighbours, and a broadcast (stride 0) view of one element.
+TEST_F(DLPackTest, LargeButValidLayoutsImport) {
+  HostTensor empty(RandomFloats(1, 21), {0, int64_t{1} << 40}, {1, 1});
+  sy_tensor_t t = nullptr;
+  ASSERT_EQ(sy_tensor_from_dlpack(context_, &empty.managed, SY_DLPACK_SHARE_OR_COPY, &t),
+            SY_STATUS_OK)
+      << sy_last_error_message();
+  int64_t numel = -1;
+  ASSERT_EQ(sy_tensor_numel(t, &numel), SY_STATUS_OK);
+  EXPECT_EQ(numel, 0);
+  ASSERT_EQ(sy_tensor_release(t), SY_STATUS_OK);
+
+  HostTensor broadcast(RandomFloats(1, 22), {3, 4}, {0, 0});
+  ASSERT_EQ(sy_tensor_from_dlpack(context_, &broadcast.managed, SY_DLPACK_SHARE, &t),
+            SY_STATUS_OK)
+      << sy_last_error_message();
+  EXPECT_EQ(ReadF32(t), std::vector<float>(12, broadcast.values[0]));
+  ASSERT_EQ(sy_tensor_release(t), SY_STATUS_OK);
+}
+
 TEST_F(DLPackTest, ExportToAnotherContextIsForeignThere) {
   sy_context_t other = MakeContext();
   const std::vector<float> data = RandomFloats(3, 14);

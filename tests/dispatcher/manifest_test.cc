@@ -78,19 +78,22 @@ TEST(ManifestTest, FuzzerFindsStayFixed) {
             "\"minor\": <n>} with the plugin ABI the library was built against");
 }
 
-TEST(ManifestTest, RefusesAFileTooLargeToBeAManifest) {
+// Only a regular file is read, and at most 1 MiB of it (the larger case is
+// in tests/hostile/hostile_files_test.cc).
+TEST(ManifestTest, RefusesADeviceWithoutReadingIt) {
   absl::StatusOr<Manifest> m = ReadManifest("/dev/zero");
-  EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(m.status().message(),
-            "manifest /dev/zero is larger than 1 MiB; a manifest is a small JSON "
-            "file — check the path");
+            "manifest /dev/zero is a character device, not a regular file; it was "
+            "not read; remove it from the plugin folder");
 }
 
 TEST(ManifestTest, MissingFile) {
   absl::StatusOr<Manifest> m = ReadManifest("/nonexistent/x.json");
   EXPECT_EQ(m.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(m.status().message(),
-            "manifest /nonexistent/x.json cannot be read; check the path");
+            "manifest /nonexistent/x.json does not exist (at /nonexistent); check "
+            "the path");
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 // One source, one broken plugin per HOSTILE_KIND: each misbehaves in exactly
 // one way a real plugin could (tests/hostile/README.md lists them). Built by
 // switchyard_add_plugin like any vendor plugin, except `extra_exports`.
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
@@ -62,7 +65,41 @@ sy_error_t* RegisterDeviceWithNullSlot(const sy_host_api_t* host,
   return host->register_device(context, &api);
 }
 
+// thread_left_running: a worker the plugin starts in load and never stops
+// (as an OpenMP or driver runtime might); it runs this library's code for
+// as long as the process lives. thread_joined: the same worker, stopped and
+// joined in unload, as the contract asks.
+std::atomic<bool> g_stop{false};
+std::atomic<long> g_ticks{0};
+std::thread* g_worker = nullptr;
+
+void Work() {
+  while (!g_stop.load()) {
+    g_ticks.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void Unload() {
+  if (g_worker != nullptr) {
+    g_stop.store(true);
+    g_worker->join();
+    delete g_worker;
+    g_worker = nullptr;
+  }
+}
+
 sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
+  if (KIND("exits_in_load")) std::exit(0);  // "success", as a process
+  if (KIND("thread_left_running")) {
+    std::thread(Work).detach();
+    return nullptr;
+  }
+  if (KIND("thread_joined")) {
+    g_stop.store(false);
+    g_worker = new std::thread(Work);
+    return nullptr;
+  }
   if (KIND("duplicate_kernel")) {
     SY_PLUGIN_RETURN_IF_ERROR(Kernel(host, context, "relu", "cpu", "relu_f32", SY_DTYPE_F32));
     return Kernel(host, context, "relu", "cpu", "relu_f32", SY_DTYPE_F32);
@@ -101,6 +138,12 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return nullptr;
 }
 
+// crash_in_constructor: dies while the dynamic loader opens the library,
+// before sy_plugin_init could run (the probe must say so).
+__attribute__((constructor)) void Constructor() {
+  if (KIND("crash_in_constructor")) std::raise(SIGSEGV);
+}
+
 sy_plugin_api_t g_table = {sizeof(sy_plugin_api_t), nullptr, SY_PLUGIN_ABI_MAJOR, 0,
                            HOSTILE_NAME, "6.6.6", Load, nullptr};
 
@@ -110,6 +153,7 @@ extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
     const sy_host_api_t* host, const sy_plugin_api_t** out_plugin) {
   if (KIND("crash_in_init")) std::raise(SIGSEGV);
   if (KIND("null_table")) return nullptr;  // no table and no error
+  if (KIND("null_message")) return host->error_create(SY_STATUS_UNAVAILABLE, nullptr);
   if (KIND("init_throws")) {
     return sy::plugin::Guard(host, HOSTILE_NAME ": sy_plugin_init", []() -> sy_error_t* {
       throw std::runtime_error("the frobnicator driver is not installed");
@@ -117,6 +161,7 @@ extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
   }
   if (KIND("null_load_slot")) g_table.load = nullptr;
   if (KIND("tiny_table")) g_table.struct_size = 8;
+  if (KIND("thread_joined")) g_table.unload = Unload;
   *out_plugin = &g_table;
   return nullptr;
 }

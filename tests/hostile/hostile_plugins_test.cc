@@ -3,10 +3,18 @@
 // loaded beside it still computes.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
+#include "dispatcher/loading/plugin_library.h"
 #include "gtest/gtest.h"
 #include "tests/dispatcher/test_util.h"
 
@@ -60,6 +68,9 @@ INSTANTIATE_TEST_SUITE_P(
              "sy_plugin_init: hostile_init_throws: sy_plugin_init: unexpected C++ "
              "exception: the frobnicator driver is not installed; this is a bug in "
              "the plugin; report it"},
+        Case{"null_message", LoadStage::kInit,
+             "sy_plugin_init: the plugin reported UNAVAILABLE with no message (NULL "
+             "or empty); ask the plugin's author to say what went wrong"},
         Case{"null_table", LoadStage::kInit,
              "sy_plugin_init returned success but left *out_plugin null; it must "
              "point at the plugin's static sy_plugin_api_t"},
@@ -164,6 +175,61 @@ TEST(HostilePluginsTest, WorldWritableFolderIsRefusedUnlessAllowed) {
             std::string::npos)
       << library.reason;
   fs::remove_all(dir);
+}
+
+// Issue 14, point 8: a plugin that leaves a thread running in its own code.
+// Closing its library would unmap that code under the thread (SIGSEGV); the
+// host sees the thread, keeps the library mapped, and says so in the log
+// and the record. A reload runs on the same mapping.
+TEST(HostilePluginsTest, ThreadLeftRunningKeepsTheLibraryMapped) {
+  auto runtime = MakeRuntime({Manifest("thread_left_running")});
+  ASSERT_NE(runtime, nullptr);
+  const std::string name = "hostile_thread_left_running";
+  ASSERT_EQ(FindRecord(runtime->LoadRecords(), name)->outcome, LoadOutcome::kLoaded);
+  ASSERT_TRUE(runtime->UnloadPlugin(name).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // it still ticks
+  const std::vector<LoadRecord> records = runtime->LoadRecords();
+  const LoadRecord* record = FindRecord(records, name);
+  ASSERT_NE(record, nullptr);
+  ASSERT_EQ(record->notes.size(), 1u);
+  const std::string library = std::string(HOSTILE_PLUGIN_DIR) +
+                              "/thread_left_running/libswitchyard_hostile_thread_left_running.so";
+  EXPECT_TRUE(record->notes[0].starts_with(
+      "plugin library " + library + " stays mapped: 1 thread(s) started while it "
+      "was loaded were still running after its unload slot returned (thread id "))
+      << record->notes[0];
+  EXPECT_TRUE(record->notes[0].ends_with(
+      "), and closing the library would pull their code from under them; a plugin "
+      "must join its threads in unload, or declare itself resident "
+      "(SY_PLUGIN_FLAG_RESIDENT)"))
+      << record->notes[0];
+  ExpectCpuAddWorks(*runtime);
+  // Loaded again on the kept mapping, and unloaded again: no second note
+  // (the mapping was kept already), no crash.
+  ASSERT_TRUE(runtime->LoadPlugin(Manifest("thread_left_running")).ok());
+  ASSERT_TRUE(runtime->UnloadPlugin(name).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ExpectCpuAddWorks(*runtime);
+}
+
+// The same worker joined in unload: the library is closed (unmapped).
+TEST(HostilePluginsTest, ThreadJoinedInUnloadLetsTheLibraryClose) {
+  const std::string library = "libswitchyard_hostile_thread_joined.so";
+  auto mapped = [&] {
+    std::ifstream maps("/proc/self/maps");
+    std::stringstream text;
+    text << maps.rdbuf();
+    return text.str().find(library) != std::string::npos;
+  };
+  auto runtime = MakeRuntime({Manifest("thread_joined")});
+  ASSERT_NE(runtime, nullptr);
+  const std::string name = "hostile_thread_joined";
+  ASSERT_EQ(FindRecord(runtime->LoadRecords(), name)->outcome, LoadOutcome::kLoaded);
+  EXPECT_TRUE(mapped());
+  ASSERT_TRUE(runtime->UnloadPlugin(name).ok());
+  EXPECT_TRUE(FindRecord(runtime->LoadRecords(), name)->notes.empty());
+  EXPECT_FALSE(mapped());
+  ExpectCpuAddWorks(*runtime);
 }
 
 // A plugin that leaks memory in load: the host cannot see it and is not

@@ -1,23 +1,38 @@
-// Op throughput of the cpu plugin beside libtorch's CPU ops, on the same
-// shapes and f32 data, outputs preallocated on both sides:
-//   add, mul, gelu, sum (all dims), softmax (last dim), rms_norm (last dim)
-//   on 16M elements ([4096, 4096]); matmul 512² and 1024².
-// Both use every CPU this process may run on (Switchyard: the affinity mask
-// or SWITCHYARD_NUM_THREADS; libtorch: at::get_num_threads()), reported as
-// the `threads` counter. libtorch 1.13 has no rms_norm op; its row is the
-// composite x·rsqrt(mean(x²) + eps)·w that PyTorch 1.13 models wrote.
-// Run: build/release/bin/bench_ops --benchmark_repetitions=5
-//        --benchmark_report_aggregates_only=true
+// The default choice against every loaded kernel (issue 13: with the
+// default plugin set and autotuning off, no op at any size may run more
+// than 1.25× slower than the fastest loaded kernel for it). Each op × size,
+// f32, into preallocated outputs, timed two ways:
+//   Chosen/<op>/<n>           the default plugin set as shipped (cpu +
+//                             onednn, default options): what a user gets.
+//                             The label is what ran (sy::Op::explain).
+//   Kernel/<op>/<n>/<plugin>  each loaded kernel for the op's f32 key,
+//                             pinned (sy::Op::pin), in a second context
+//                             where onednn declines nothing
+//                             (onednn.min_elements=1,
+//                             onednn.min_matmul_flops=1), so every kernel is
+//                             timed at every size through the same call
+//                             path as Chosen.
+// After the runs a table prints, per op and size, the chosen kernel and its
+// time, the fastest kernel and its time, and the ratio ("SLOW" above 1.25).
+// The onednn rows against the cpu rows are where its decline thresholds
+// (plugins/onednn/context.h, Note [Declining small calls]) should sit.
+// Sizes are elements of the input: 1, 16, 256, 4Ki, 64Ki, 1Mi, 16Mi
+// (softmax and layer_norm over rows of up to 1024; matmul and linear n×n
+// for n = 1 … 1024). Torch/<op>/<n> rows are libtorch at the largest sizes.
+// Run: build/release/bin/bench_ops --benchmark_repetitions=3
+//        --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
 #include <benchmark/benchmark.h>
 
-#include <cstdint>
-#include <memory>
-#include <random>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "dispatcher/loading/plugin_loader.h"
-#include "dispatcher/runtime/runtime.h"
+#include "bench_util.h"
+#include "switchyard/switchyard.hpp"
 
 #ifdef SWITCHYARD_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -26,199 +41,309 @@
 
 namespace {
 
-constexpr int64_t kRows = 4096, kCols = 4096;  // 16M elements
+using sy::bench::EmptyF32;
+using sy::bench::Must;
+using sy::bench::RandomF32;
 
-std::vector<float> RandomData(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-  std::vector<float> data(static_cast<size_t>(n));
-  for (float& x : data) x = dist(gen);
-  return data;
-}
+// ---- The cases ---------------------------------------------------------------
 
-class Switchyard {
- public:
-  static Switchyard& Get() {
-    static Switchyard* const instance = new Switchyard;
-    return *instance;
-  }
-
-  sy::core::Tensor Random(std::vector<int64_t> shape, uint32_t seed) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    const std::vector<float> data = RandomData(n, seed);
-    return runtime_
-        ->FromHost(*cpu_, SY_DTYPE_F32, shape, data.data(), data.size() * 4)
-        .value();
-  }
-  sy::core::Tensor Empty(std::vector<int64_t> shape) {
-    return runtime_->Empty(*cpu_, SY_DTYPE_F32, shape).value();
-  }
-  sy::core::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
-  sy::core::Runtime& runtime() { return *runtime_; }
-  int threads() const { return cpu_->properties().compute_units; }
-
- private:
-  Switchyard() {
-    sy::core::RuntimeOptions options;
-    options.loader.use_environment = false;
-    // The cpu plugin alone: the figures are its own, whatever else is built.
-    options.loader.use_default_path = false;
-    options.loader.search_paths = {sy::core::DefaultPluginDirectory() + "/cpu.json"};
-    runtime_ = sy::core::Runtime::Create(options).value();
-    cpu_ = runtime_->GetDevice("cpu").value();
-  }
-  std::unique_ptr<sy::core::Runtime> runtime_;
-  sy::core::Device* cpu_ = nullptr;
+// One op call on inputs built for a size.
+struct Case {
+  std::vector<sy::Tensor> inputs;
+  std::vector<sy::Attr> attrs;
+  std::vector<int64_t> out_shape;
 };
 
-// Times `op` on `inputs` into a preallocated `out` of `out_shape`.
-void RunSwitchyard(benchmark::State& state, const char* op,
-                   const std::vector<sy::core::Tensor>& inputs,
-                   const std::vector<sy::core::Attr>& attrs,
-                   std::vector<int64_t> out_shape, int64_t items) {
-  Switchyard& sy = Switchyard::Get();
-  const sy::core::OpHandle handle = sy.Op(op);
-  const sy::core::Tensor outputs[1] = {sy.Empty(std::move(out_shape))};
+struct OpSpec {
+  const char* name;                 // the table's row name
+  const char* op;                   // the op's full name
+  std::vector<sy_dtype_t> dtypes;   // its kernels' f32 key
+  std::vector<int64_t> sizes;       // elements of the input (n for matmul: n×n)
+  Case (*make)(const sy::Device& cpu, int64_t n);
+};
+
+constexpr int64_t kElementSizes[] = {1, 16, 256, 4096, 65536, 1 << 20, 1 << 24};
+constexpr int64_t kMatrixSizes[] = {1, 4, 16, 64, 256, 1024};
+
+// Rows of up to 1024 columns for the ops over the last dimension.
+std::vector<int64_t> RowsOf(int64_t n) {
+  const int64_t cols = std::min<int64_t>(n, 1024);
+  return {n / cols, cols};
+}
+
+const int64_t kSumDims[1] = {0};
+const std::vector<int64_t>& NormShape(int64_t cols) {
+  static std::map<int64_t, std::vector<int64_t>>* shapes =
+      new std::map<int64_t, std::vector<int64_t>>;
+  auto it = shapes->find(cols);
+  if (it == shapes->end()) it = shapes->emplace(cols, std::vector<int64_t>{cols}).first;
+  return it->second;
+}
+
+Case Binary(const sy::Device& cpu, int64_t n) {
+  return {{RandomF32(cpu, {n}, 1), RandomF32(cpu, {n}, 2, 0.5f, 2.0f)}, {}, {n}};
+}
+Case Unary(const sy::Device& cpu, int64_t n) { return {{RandomF32(cpu, {n}, 1)}, {}, {n}}; }
+Case Sum(const sy::Device& cpu, int64_t n) {
+  return {{RandomF32(cpu, {n}, 1)}, {sy::Attr(std::span<const int64_t>(kSumDims))}, {}};
+}
+Case Softmax(const sy::Device& cpu, int64_t n) {
+  const std::vector<int64_t> shape = RowsOf(n);
+  return {{RandomF32(cpu, shape, 1)}, {sy::Attr(-1)}, shape};
+}
+Case LayerNorm(const sy::Device& cpu, int64_t n) {
+  const std::vector<int64_t> shape = RowsOf(n);
+  return {{RandomF32(cpu, shape, 1), RandomF32(cpu, {shape[1]}, 2, 0.5f, 1.5f),
+           RandomF32(cpu, {shape[1]}, 3)},
+          {sy::Attr(NormShape(shape[1])), sy::Attr(1e-5)},
+          shape};
+}
+Case Matmul(const sy::Device& cpu, int64_t n) {
+  return {{RandomF32(cpu, {n, n}, 1), RandomF32(cpu, {n, n}, 2)}, {}, {n, n}};
+}
+Case Linear(const sy::Device& cpu, int64_t n) {
+  return {{RandomF32(cpu, {n, n}, 1), RandomF32(cpu, {n, n}, 2), sy::Tensor()}, {}, {n, n}};
+}
+
+const std::vector<OpSpec>& Specs() {
+  static const std::vector<OpSpec>* specs = [] {
+    const std::vector<int64_t> elements(std::begin(kElementSizes), std::end(kElementSizes));
+    const std::vector<int64_t> matrices(std::begin(kMatrixSizes), std::end(kMatrixSizes));
+    const std::vector<sy_dtype_t> one = {SY_DTYPE_F32}, two = {SY_DTYPE_F32, SY_DTYPE_F32};
+    return new std::vector<OpSpec>{
+        {"add", "add.Tensor", two, elements, Binary},
+        {"mul", "mul.Tensor", two, elements, Binary},
+        {"div", "div.Tensor", two, elements, Binary},
+        {"tanh", "tanh", one, elements, Unary},
+        {"sigmoid", "sigmoid", one, elements, Unary},
+        {"gelu", "gelu", one, elements, Unary},
+        {"sum", "sum", one, elements, Sum},
+        {"softmax", "softmax", one, elements, Softmax},
+        {"layer_norm", "layer_norm", {SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_F32}, elements,
+         LayerNorm},
+        {"matmul", "matmul", two, matrices, Matmul},
+        {"linear", "linear", {SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_NONE}, matrices, Linear},
+    };
+  }();
+  return *specs;
+}
+
+// ---- The two contexts ------------------------------------------------------------
+
+struct World {
+  sy::Context context;
+  sy::Device cpu;
+};
+
+World& Default() {
+  static World* w = [] {
+    auto* world = new World{sy::bench::DefaultContext(), {}};
+    world->cpu = Must(world->context.device("cpu"), "cpu");
+    return world;
+  }();
+  return *w;
+}
+
+World& NoDecline() {
+  static World* w = [] {
+    auto* world = new World{
+        sy::bench::DefaultContext({"onednn.min_elements=1", "onednn.min_matmul_flops=1"}), {}};
+    world->cpu = Must(world->context.device("cpu"), "cpu");
+    return world;
+  }();
+  return *w;
+}
+
+// Times `spec` at `n` in `world` (warm-up call first: primitive creation,
+// JIT, a decline's query happen before timing).
+void Time(benchmark::State& state, World& world, const OpSpec& spec, int64_t n) {
+  const sy::Op op = Must(world.context.op(spec.op), spec.op);
+  const Case c = spec.make(world.cpu, n);
+  const sy::Tensor outputs[1] = {EmptyF32(world.cpu, c.out_shape)};
+  sy::Status status = op.call_out(c.inputs, c.attrs, outputs);
+  if (!status.ok()) {
+    state.SkipWithError(status.message().c_str());
+    return;
+  }
+  sy::Result<std::string> how = op.explain(c.inputs, c.attrs);
+  state.SetLabel(how.ok() ? *how : how.status().message());
   for (auto _ : state) {
-    absl::Status status = sy.runtime().CallOut(handle, inputs, attrs, outputs);
+    status = op.call_out(c.inputs, c.attrs, outputs);
     if (!status.ok()) {
-      state.SkipWithError(std::string(status.message()).c_str());
+      state.SkipWithError(status.message().c_str());
       return;
     }
   }
-  state.SetItemsProcessed(state.iterations() * items);
-  state.counters["threads"] = sy.threads();
+  state.counters["threads"] = sy::bench::Threads(world.cpu);
 }
 
-constexpr int64_t kElements = kRows * kCols;
-
-void BM_Switchyard_add(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "add.Tensor",
-                {sy.Random({kRows, kCols}, 1), sy.Random({kRows, kCols}, 2)},
-                {}, {kRows, kCols}, kElements);
-}
-void BM_Switchyard_mul(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "mul.Tensor",
-                {sy.Random({kRows, kCols}, 1), sy.Random({kRows, kCols}, 2)},
-                {}, {kRows, kCols}, kElements);
-}
-void BM_Switchyard_gelu(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "gelu", {sy.Random({kRows, kCols}, 1)},
-                {sy::core::Attr("none")}, {kRows, kCols}, kElements);
-}
-void BM_Switchyard_sum(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "sum", {sy.Random({kRows, kCols}, 1)}, {}, {},
-                kElements);
-}
-void BM_Switchyard_softmax(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "softmax", {sy.Random({kRows, kCols}, 1)},
-                {sy::core::Attr(-1)}, {kRows, kCols}, kElements);
-}
-void BM_Switchyard_rms_norm(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  RunSwitchyard(state, "rms_norm",
-                {sy.Random({kRows, kCols}, 1), sy.Random({kCols}, 2)},
-                {sy::core::Attr(1e-6)}, {kRows, kCols}, kElements);
-}
-void BM_Switchyard_matmul(benchmark::State& state) {
-  Switchyard& sy = Switchyard::Get();
-  const int64_t n = state.range(0);
-  RunSwitchyard(state, "matmul", {sy.Random({n, n}, 1), sy.Random({n, n}, 2)},
-                {}, {n, n}, 2 * n * n * n);  // items = flops
+// The loaded kernels of `spec`'s key on cpu: "plugin" → "plugin::name".
+std::vector<std::pair<std::string, std::string>> Candidates(const OpSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const sy::Op op = Must(NoDecline().context.op(spec.op), spec.op);
+  for (const sy::KernelInfo& k : Must(op.kernels(), "kernels")) {
+    if (k.device_type == "cpu" && k.dtypes == spec.dtypes) out.emplace_back(k.plugin, k.name);
+  }
+  return out;
 }
 
-BENCHMARK(BM_Switchyard_add)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_mul)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_gelu)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_sum)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_softmax)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_rms_norm)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Switchyard_matmul)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+void RegisterAll() {
+  for (const OpSpec& spec : Specs()) {
+    const auto candidates = Candidates(spec);
+    for (int64_t n : spec.sizes) {
+      const std::string row = std::string(spec.name) + "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(("Chosen/" + row).c_str(),
+                                   [&spec, n](benchmark::State& s) {
+                                     Time(s, Default(), spec, n);
+                                   })
+          ->UseRealTime();
+      for (const auto& [plugin, kernel] : candidates) {
+        benchmark::RegisterBenchmark(
+            ("Kernel/" + row + "/" + plugin).c_str(),
+            [&spec, n, kernel = kernel](benchmark::State& s) {
+              const sy::Op op = Must(NoDecline().context.op(spec.op), spec.op);
+              Must(op.pin("cpu", kernel), "pin " + kernel);
+              Time(s, NoDecline(), spec, n);
+              Must(op.unpin("cpu"), "unpin");
+            })
+            ->UseRealTime();
+      }
+    }
+  }
+}
 
 #ifdef SWITCHYARD_HAVE_TORCH
-
-at::Tensor TorchRandom(std::vector<int64_t> shape, uint32_t seed) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  const std::vector<float> data = RandomData(n, seed);
-  return at::from_blob(const_cast<float*>(data.data()), shape, at::kFloat)
-      .clone();
+at::Tensor TorchRandom(const std::vector<int64_t>& shape, uint32_t seed) {
+  const std::vector<float> data = sy::bench::RandomData(sy::bench::Numel(shape), seed);
+  return at::from_blob(const_cast<float*>(data.data()), shape, at::kFloat).clone();
 }
 
 template <class Body>
-void RunTorch(benchmark::State& state, int64_t items, Body body) {
-  // Give libtorch as many threads as the cpu plugin uses (its default may
-  // be fewer).
-  at::set_num_threads(Switchyard::Get().threads());
+void RunTorch(benchmark::State& state, Body body) {
+  at::set_num_threads(sy::bench::Threads(Default().cpu));
+  body();
   for (auto _ : state) body();
-  state.SetItemsProcessed(state.iterations() * items);
   state.counters["threads"] = at::get_num_threads();
 }
 
-void BM_Torch_add(benchmark::State& state) {
-  at::Tensor a = TorchRandom({kRows, kCols}, 1), b = TorchRandom({kRows, kCols}, 2);
-  at::Tensor out = at::empty({kRows, kCols});
-  RunTorch(state, kElements, [&] { at::add_out(out, a, b); });
+void RegisterTorch() {
+  constexpr int64_t n = 1 << 24;
+  benchmark::RegisterBenchmark("Torch/add/16777216", [](benchmark::State& s) {
+    at::Tensor a = TorchRandom({n}, 1), b = TorchRandom({n}, 2), out = at::empty({n});
+    RunTorch(s, [&] { at::add_out(out, a, b); });
+  })->UseRealTime();
+  benchmark::RegisterBenchmark("Torch/gelu/16777216", [](benchmark::State& s) {
+    at::Tensor x = TorchRandom({n}, 1), out = at::empty({n});
+    RunTorch(s, [&] { at::gelu_out(out, x); });
+  })->UseRealTime();
+  benchmark::RegisterBenchmark("Torch/sum/16777216", [](benchmark::State& s) {
+    at::Tensor x = TorchRandom({n}, 1), out = at::empty({});
+    RunTorch(s, [&] { at::sum_out(out, x, at::IntArrayRef{0}); });
+  })->UseRealTime();
+  benchmark::RegisterBenchmark("Torch/softmax/16777216", [](benchmark::State& s) {
+    at::Tensor x = TorchRandom({n / 1024, 1024}, 1), out = at::empty({n / 1024, 1024});
+    RunTorch(s, [&] { at::_softmax_out(out, x, -1, false); });
+  })->UseRealTime();
+  benchmark::RegisterBenchmark("Torch/matmul/1024", [](benchmark::State& s) {
+    at::Tensor a = TorchRandom({1024, 1024}, 1), b = TorchRandom({1024, 1024}, 2);
+    at::Tensor out = at::empty({1024, 1024});
+    RunTorch(s, [&] { at::mm_out(out, a, b); });
+  })->UseRealTime();
 }
-void BM_Torch_mul(benchmark::State& state) {
-  at::Tensor a = TorchRandom({kRows, kCols}, 1), b = TorchRandom({kRows, kCols}, 2);
-  at::Tensor out = at::empty({kRows, kCols});
-  RunTorch(state, kElements, [&] { at::mul_out(out, a, b); });
-}
-void BM_Torch_gelu(benchmark::State& state) {
-  at::Tensor x = TorchRandom({kRows, kCols}, 1);
-  at::Tensor out = at::empty({kRows, kCols});
-  RunTorch(state, kElements, [&] { at::gelu_out(out, x); });
-}
-void BM_Torch_sum(benchmark::State& state) {
-  at::Tensor x = TorchRandom({kRows, kCols}, 1);
-  at::Tensor out = at::empty({});
-  RunTorch(state, kElements, [&] { at::sum_out(out, x, at::IntArrayRef{0, 1}); });
-}
-void BM_Torch_softmax(benchmark::State& state) {
-  at::Tensor x = TorchRandom({kRows, kCols}, 1);
-  at::Tensor out = at::empty({kRows, kCols});
-  RunTorch(state, kElements, [&] { at::_softmax_out(out, x, -1, false); });
-}
-void BM_Torch_rms_norm(benchmark::State& state) {
-  at::Tensor x = TorchRandom({kRows, kCols}, 1), w = TorchRandom({kCols}, 2);
-  at::Tensor out = at::empty({kRows, kCols});
-  RunTorch(state, kElements, [&] {
-    at::mul_out(out, x, at::rsqrt(x.square().mean(-1, true) + 1e-6));
-    out.mul_(w);
-  });
-}
-void BM_Torch_matmul(benchmark::State& state) {
-  const int64_t n = state.range(0);
-  at::Tensor a = TorchRandom({n, n}, 1), b = TorchRandom({n, n}, 2);
-  at::Tensor out = at::empty({n, n});
-  RunTorch(state, 2 * n * n * n, [&] { at::mm_out(out, a, b); });
-}
+#endif
 
-BENCHMARK(BM_Torch_add)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_mul)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_gelu)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_sum)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_softmax)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_rms_norm)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Torch_matmul)
-    ->Arg(512)
-    ->Arg(1024)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+// ---- The table ---------------------------------------------------------------------
 
-#endif  // SWITCHYARD_HAVE_TORCH
+// Keeps each benchmark's time (the median when repeated) and label, and
+// prints the comparison when the runs are done.
+class TableReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      const bool single = run.run_type == Run::RT_Iteration;
+      if (!median && !single) continue;
+      std::string name = run.benchmark_name();
+      if (const size_t slash = name.find("/real_time"); slash != std::string::npos) {
+        name.resize(slash);
+      }
+      if (median || !medians_.contains(name)) {
+        times_[name] = run.GetAdjustedRealTime();
+        if (median) medians_.insert(name);
+        if (!run.report_label.empty()) labels_[name] = run.report_label;
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf(
+        "\n| op | elements | chosen (default set) | time | fastest loaded kernel | time | ratio |\n"
+        "|---|---|---|---|---|---|---|\n");
+    int slow = 0;
+    for (const OpSpec& spec : Specs()) {
+      for (int64_t n : spec.sizes) {
+        const std::string row = std::string(spec.name) + "/" + std::to_string(n);
+        auto chosen = times_.find("Chosen/" + row);
+        if (chosen == times_.end()) continue;
+        std::string best_name;
+        double best = 0;
+        for (const auto& [name, t] : times_) {
+          if (name.rfind("Kernel/" + row + "/", 0) != 0) continue;
+          if (best_name.empty() || t < best) {
+            best = t;
+            best_name = name.substr(name.rfind('/') + 1);
+          }
+        }
+        if (best_name.empty()) continue;
+        const double ratio = chosen->second / best;
+        slow += ratio > 1.25;
+        const int64_t elements = spec.make == Matmul || spec.make == Linear ? n * n : n;
+        std::printf("| %s | %lld | %s | %s | %s | %s | %.2f%s |\n", spec.name,
+                    static_cast<long long>(elements), Ran(labels_["Chosen/" + row]).c_str(),
+                    Pretty(chosen->second).c_str(), best_name.c_str(), Pretty(best).c_str(),
+                    ratio, ratio > 1.25 ? " SLOW" : "");
+      }
+    }
+    std::printf("\n%d of the rows above are more than 1.25x slower than the fastest "
+                "loaded kernel.\n", slow);
+  }
+
+ private:
+  // "kernel cpu::add.Tensor.f32.f32 (priority); declined: …" → "cpu (declined: onednn)".
+  static std::string Ran(const std::string& label) {
+    std::string plugin = label;
+    if (label.rfind("kernel ", 0) == 0) plugin = label.substr(7, label.find("::") - 7);
+    else plugin = label.substr(0, label.find(';'));
+    if (label.find("; declined: ") != std::string::npos) plugin += " (a decline)";
+    return plugin;
+  }
+  static std::string Pretty(double ns) {
+    char text[32];
+    if (ns < 1e3) std::snprintf(text, sizeof text, "%.0f ns", ns);
+    else if (ns < 1e6) std::snprintf(text, sizeof text, "%.1f us", ns / 1e3);
+    else std::snprintf(text, sizeof text, "%.2f ms", ns / 1e6);
+    return text;
+  }
+
+  std::map<std::string, double> times_;
+  std::map<std::string, std::string> labels_;
+  std::set<std::string> medians_;
+};
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  setenv("SWITCHYARD_AUTOTUNE", "off", 1);  // the default choice, untuned
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RegisterAll();
+#ifdef SWITCHYARD_HAVE_TORCH
+  RegisterTorch();
+#endif
+  TableReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,4 +1,5 @@
-// The `switchyard` subcommands. Each returns the process exit status.
+// The `switchyard` subcommands, over the public C++ API (switchyard.hpp).
+// Each returns the process exit status.
 #ifndef SWITCHYARD_TOOLS_CLI_COMMANDS_H_
 #define SWITCHYARD_TOOLS_CLI_COMMANDS_H_
 
@@ -6,22 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime/runtime.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::cli {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
-// Plugins with their load records in plain words, devices, and an op ×
-// device type coverage matrix; or all of it as JSON.
-int RunInfo(Runtime& runtime, bool json);
+// Plugins with their load records in plain words and their options,
+// devices, and an op × device type coverage matrix; or all of it as JSON.
+int RunInfo(const sy::Context& context, bool json);
 
-// Every op's schema (and owner); or JSON with kernels per op.
-int RunOps(Runtime& runtime, bool json);
+// Every op's schema; or JSON with kernels per op.
+int RunOps(const sy::Context& context, bool json);
 
 // A small transformer block through the dispatcher on every device,
 // printing for each op which kernel ran it, its time, and its difference
 // from a float64 reference run on cpu. Exit status 1 when a step is wrong.
-int RunDemo(Runtime& runtime);
+int RunDemo(const sy::Context& context);
 
 // `switchyard run`: one op on random inputs on one device, checked against
 // the cpu device (in float64 where the op allows) and timed.
@@ -37,7 +37,7 @@ struct RunOptions {
 };
 // Exit status 0 when the result matches, 1 when it does not or the call
 // fails, 2 for a command line that does not fit the op.
-int RunOp(Runtime& runtime, const RunOptions& options);
+int RunOp(const sy::Context& context, const RunOptions& options);
 
 }  // namespace sy::cli
 

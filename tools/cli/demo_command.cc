@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_util.h"
 #include "commands.h"
 #include "host_values.h"
 #include "transformer_block.h"
@@ -21,8 +22,8 @@ constexpr double kTolerance = 1e-4;
 
 }  // namespace
 
-int RunDemo(Runtime& runtime) {
-  absl::StatusOr<Device*> cpu = runtime.GetDevice("cpu");
+int RunDemo(const sy::Context& context) {
+  sy::Result<sy::Device> cpu = context.device("cpu");
   if (!cpu.ok()) {
     std::printf("No cpu device: the cpu plugin did not load, and the demo "
                 "needs it for its reference. `switchyard info` says why.\n");
@@ -30,36 +31,33 @@ int RunDemo(Runtime& runtime) {
   }
   const TransformerBlock block{BlockConfig{}};
   const BlockConfig& c = block.config();
-  absl::StatusOr<std::vector<BlockStep>> reference =
-      block.Run(runtime, **cpu, SY_DTYPE_F64);
+  sy::Result<std::vector<BlockStep>> reference = block.Run(context, *cpu, SY_DTYPE_F64);
   if (!reference.ok()) {
     std::printf("The float64 reference run on cpu failed: %s\n",
-                std::string(reference.status().message()).c_str());
+                Message(reference.status()).c_str());
     return 1;
   }
   std::vector<std::vector<double>> expected;
   for (const BlockStep& step : *reference) {
-    absl::StatusOr<std::vector<double>> values =
-        ReadAsDouble(runtime, **cpu, step.output);
+    sy::Result<std::vector<double>> values = ReadAsDouble(context, *cpu, step.output);
     if (!values.ok()) {
-      std::printf("Reading the reference failed: %s\n",
-                  std::string(values.status().message()).c_str());
+      std::printf("Reading the reference failed: %s\n", Message(values.status()).c_str());
       return 1;
     }
     expected.push_back(*std::move(values));
   }
 
   bool ok = true;
-  for (Device* device : runtime.Devices()) {
+  for (const sy::Device& device : context.devices().value_or({})) {
+    const sy::DeviceInfo info = device.info().value_or({});
     std::printf(
         "\nTransformer block on %s (%s): %ld tokens, d_model %ld, %ld heads, "
         "d_ff %ld, f32; error vs the float64 cpu run\n",
-        device->label().c_str(), device->properties().name.c_str(),
-        long(c.seq), long(c.d_model), long(c.heads), long(c.d_ff));
-    absl::StatusOr<std::vector<BlockStep>> steps =
-        block.Run(runtime, *device, SY_DTYPE_F32);
+        info.label.c_str(), info.name.c_str(), long(c.seq), long(c.d_model),
+        long(c.heads), long(c.d_ff));
+    sy::Result<std::vector<BlockStep>> steps = block.Run(context, device, SY_DTYPE_F32);
     if (!steps.ok()) {
-      std::printf("  FAILED: %s\n", std::string(steps.status().message()).c_str());
+      std::printf("  FAILED: %s\n", Message(steps.status()).c_str());
       ok = false;
       continue;
     }
@@ -67,8 +65,7 @@ int RunDemo(Runtime& runtime) {
     double total_us = 0;
     for (size_t i = 0; i < steps->size(); ++i) {
       const BlockStep& step = (*steps)[i];
-      absl::StatusOr<std::vector<double>> got =
-          ReadAsDouble(runtime, **cpu, step.output);
+      sy::Result<std::vector<double>> got = ReadAsDouble(context, *cpu, step.output);
       const double error = got.ok() ? MaxError(*got, expected[i]) : INFINITY;
       const bool good = error <= kTolerance;
       ok = ok && good;

@@ -5,23 +5,22 @@
 
 namespace sy::cli {
 
-absl::StatusOr<std::vector<double>> ReadAsDouble(Runtime& runtime, Device& cpu,
-                                                 Tensor tensor) {
-  absl::StatusOr<Tensor> on_cpu = runtime.To(tensor, cpu);
+sy::Result<sy::Tensor> Cast(const sy::Context& context, const sy::Tensor& tensor,
+                            sy_dtype_t dtype) {
+  if (tensor.dtype() == dtype) return tensor;
+  sy::Result<sy::Op> cast = context.op("cast");
+  if (!cast.ok()) return cast.status();
+  return cast->call1({tensor}, {sy::Attr::DType(dtype)});
+}
+
+sy::Result<std::vector<double>> ReadAsDouble(const sy::Context& context,
+                                             const sy::Device& cpu,
+                                             const sy::Tensor& tensor) {
+  sy::Result<sy::Tensor> on_cpu = tensor.To(cpu);
   if (!on_cpu.ok()) return on_cpu.status();
-  tensor = *on_cpu;
-  if (tensor.dtype() != SY_DTYPE_F64) {
-    absl::StatusOr<OpHandle> cast = runtime.FindOp("cast");
-    if (!cast.ok()) return cast.status();
-    absl::StatusOr<std::vector<Tensor>> out =
-        runtime.Call(*cast, {tensor}, {Attr::DType(SY_DTYPE_F64)});
-    if (!out.ok()) return out.status();
-    tensor = (*out)[0];
-  }
-  std::vector<double> values(static_cast<size_t>(tensor.numel()));
-  absl::Status read = runtime.ToHost(tensor, values.data(), values.size() * 8);
-  if (!read.ok()) return read;
-  return values;
+  sy::Result<sy::Tensor> wide = Cast(context, *on_cpu, SY_DTYPE_F64);
+  if (!wide.ok()) return wide.status();
+  return wide->ToVector<double>();
 }
 
 double MaxError(const std::vector<double>& got, const std::vector<double>& ref) {

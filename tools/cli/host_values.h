@@ -5,16 +5,18 @@
 
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "dispatcher/runtime/runtime.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::cli {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 // `tensor`'s values, densely in row-major order, as float64: copied to the
 // cpu device and cast there (bool reads as 0/1).
-absl::StatusOr<std::vector<double>> ReadAsDouble(Runtime& runtime, Device& cpu,
-                                                 Tensor tensor);
+sy::Result<std::vector<double>> ReadAsDouble(const sy::Context& context,
+                                             const sy::Device& cpu, const sy::Tensor& tensor);
+
+// A copy of `tensor` cast to `dtype` (the tensor itself when it has it).
+sy::Result<sy::Tensor> Cast(const sy::Context& context, const sy::Tensor& tensor,
+                            sy_dtype_t dtype);
 
 // max |got − ref| / max(1, |ref|) over the elements. A NaN where the
 // reference has none (or the other way round), or a length mismatch,

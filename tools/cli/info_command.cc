@@ -1,30 +1,67 @@
+// `switchyard info` and `switchyard ops`: the load report, plugin options,
+// devices and op coverage, from the context's info JSON and load records.
 #include <cstdio>
-#include <map>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "cli_util.h"
 #include "commands.h"
 #include "nlohmann/json.hpp"
 
 namespace sy::cli {
+namespace {
 
-int RunInfo(Runtime& runtime, bool json) {
-  nlohmann::json info = runtime.Info();
+// The context's info document, or why not (printed, exit 1).
+bool ReadInfo(const sy::Context& context, nlohmann::json* info) {
+  sy::Result<std::string> text = context.info_json();
+  if (!text.ok()) {
+    std::fprintf(stderr, "switchyard: %s\n", Message(text.status()).c_str());
+    return false;
+  }
+  *info = nlohmann::json::parse(*text);
+  return true;
+}
+
+void PrintOptions(const std::vector<sy::LoadRecord>& records) {
+  bool any = false;
+  for (const sy::LoadRecord& record : records) any |= !record.options.empty();
+  if (!any) return;
+  std::printf("\nPlugin options (set in the manifest, SWITCHYARD_PLUGIN_OPTIONS="
+              "\"plugin.option=value,…\" or the context's options):\n");
+  for (const sy::LoadRecord& record : records) {
+    for (const sy::PluginOption& o : record.options) {
+      const std::string setting = record.name + "." + o.name + " = " +
+                                  (o.value.empty() ? "\"\"" : o.value);
+      std::printf("  %-36s %-8s (%s) %s\n", setting.c_str(), o.type.c_str(),
+                  o.source.c_str(), o.help.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+int RunInfo(const sy::Context& context, bool json) {
+  nlohmann::json info;
+  if (!ReadInfo(context, &info)) return 1;
   if (json) {
     std::printf("%s\n", info.dump(2).c_str());
     return 0;
   }
-  std::printf("Switchyard %s, plugin ABI %s\n\n",
-              info["version"].get<std::string>().c_str(),
-              info["abi"].get<std::string>().c_str());
+  const sy::Versions v = sy::GetVersions();
+  std::printf("Switchyard %s, C API %u.%u, plugin ABI %u.%u\n\n", v.library.c_str(),
+              v.api_major, v.api_minor, v.plugin_abi_major, v.plugin_abi_minor);
+  sy::Result<std::vector<sy::LoadRecord>> records = context.load_records();
+  if (!records.ok()) {
+    std::fprintf(stderr, "switchyard: %s\n", Message(records.status()).c_str());
+    return 1;
+  }
   std::printf("Plugins:\n");
-  for (const LoadRecord& record : runtime.LoadRecords()) {
-    std::printf("  %s\n", DescribeLoadRecord(record).c_str());
+  for (const sy::LoadRecord& record : *records) {
+    std::printf("  %s\n", record.description.c_str());
   }
-  if (runtime.LoadRecords().empty()) {
-    std::printf("  none found (set SWITCHYARD_PLUGIN_PATH)\n");
-  }
+  if (records->empty()) std::printf("  none found (set SWITCHYARD_PLUGIN_PATH)\n");
+  PrintOptions(*records);
   std::printf("\nDevices:\n");
   for (const auto& d : info["devices"]) {
     std::printf("  %-10s %s (%s), %d compute units, %.1f GiB, plugin %s\n",
@@ -35,6 +72,7 @@ int RunInfo(Runtime& runtime, bool json) {
                 d["total_memory_bytes"].get<double>() / (1 << 30),
                 d["plugin"].get<std::string>().c_str());
   }
+  if (info["devices"].empty()) std::printf("  none\n");
   // Coverage: for each op, the device types with kernels (and how).
   std::set<std::string> types;
   for (const auto& op : info["ops"]) {
@@ -46,7 +84,9 @@ int RunInfo(Runtime& runtime, bool json) {
     std::string row;
     for (const std::string& type : types) {
       bool kernel = false;
-      for (const auto& k : op["kernels"]) kernel |= k["device_type"] == type;
+      for (const auto& k : op["kernels"]) {
+        kernel |= k["device_type"].get<std::string>() == type;
+      }
       char mark = kernel ? 'K'
                   : op["view"].get<bool>() ? 'V'
                   : op["decomposition"].get<bool>() ? 'D' : '.';
@@ -58,8 +98,9 @@ int RunInfo(Runtime& runtime, bool json) {
   return 0;
 }
 
-int RunOps(Runtime& runtime, bool json) {
-  nlohmann::json info = runtime.Info();
+int RunOps(const sy::Context& context, bool json) {
+  nlohmann::json info;
+  if (!ReadInfo(context, &info)) return 1;
   if (json) {
     std::printf("%s\n", info["ops"].dump(2).c_str());
     return 0;

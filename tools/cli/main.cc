@@ -1,28 +1,63 @@
-// switchyard — the command-line tool.
+// switchyard — the command-line tool, over the public C++ API
+// (switchyard.hpp) and nothing else.
 #include <cstdio>
-#include <memory>
+#include <exception>
+#include <new>
+#include <string>
 
 #include "CLI/CLI.hpp"
+#include "cli_util.h"
 #include "commands.h"
 #include "probe.h"
-#include "dispatcher/runtime/runtime.h"
-#include "dispatcher/base/version.h"
+#include "switchyard/switchyard.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// What `--help` says about the environment (README.md, "Environment").
+constexpr const char kEnvironment[] = R"(Environment (read with secure_getenv; setuid programs ignore them):
+  SWITCHYARD_PLUGIN_PATH      ':'-separated folders or manifest files searched before
+                              lib/switchyard/plugins; relative entries are ignored
+  SWITCHYARD_PLUGINS          a,b loads only these (each must load); -c denies c
+  SWITCHYARD_PLUGIN_OPTIONS   plugin options, "plugin.option=value,..." (e.g.
+                              onednn.min_elements=4096); `switchyard info` lists them
+  SWITCHYARD_CPU_FALLBACK=1   ops with no kernel on a device run on cpu with copies
+  SWITCHYARD_LOG              off, error, warning (default), info, debug (debug: one
+                              line per op call saying how it was resolved)
+  SWITCHYARD_TRACE=file.json  write a Chrome/Perfetto trace of every op call
+  SWITCHYARD_CPU_ISA          generic, avx2 or avx512: caps the cpu plugin's kernels
+  SWITCHYARD_NUM_THREADS      threads the cpu plugin splits large ops over
+  SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS=1
+                              load plugins from world-writable files or folders)";
+
+std::string VersionText() {
+  const sy::Versions v = sy::GetVersions();
+  return "switchyard " + v.library + " (C API " + std::to_string(v.api_major) + "." +
+         std::to_string(v.api_minor) + ", plugin ABI " + std::to_string(v.plugin_abi_major) +
+         "." + std::to_string(v.plugin_abi_minor) + ")";
+}
+
+}  // namespace
+
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"Switchyard: an operator dispatcher for deep-learning runtimes"};
-  app.set_version_flag("--version", sy::core::kSwitchyardVersion);
-  app.require_subcommand(1);
+  app.name("switchyard");
+  app.footer(kEnvironment);
+  app.set_version_flag("--version", VersionText(), "Print the library, C API and plugin ABI versions");
   bool json = false;
-  CLI::App* info = app.add_subcommand("info", "Plugins (with load records), devices, op coverage");
+  CLI::App* info = app.add_subcommand("info", "Plugins (with load records and options), devices, op coverage");
   info->add_flag("--json", json, "Print JSON");
   bool probe = false;
   info->add_flag("--probe", probe,
                  "Load each plugin in a child process first; keep out any that "
                  "crash, exit or hang there");
   std::string probe_manifest;
+  int probe_report_fd = -1;
   CLI::App* probe_child = app.add_subcommand(sy::cli::kProbeCommand, "");
   probe_child->group("");  // internal: what --probe runs in each child
   probe_child->add_option("manifest", probe_manifest)->required();
+  probe_child->add_option("--report-fd", probe_report_fd);
   CLI::App* ops = app.add_subcommand("ops", "Every op schema");
   ops->add_flag("--json", json, "Print JSON (with kernels)");
   CLI::App* demo = app.add_subcommand("demo", "Run a small transformer block on every device, showing which plugin ran each op");
@@ -45,23 +80,51 @@ int main(int argc, char** argv) {
   run->add_option("--low", run_options.low, "Floating inputs' lower bound (default -1)");
   run->add_option("--high", run_options.high, "Floating inputs' upper bound (default 1)");
   run->add_option("--seed", run_options.seed, "Random seed (default 1)");
+  // No subcommand: the help, and the exit status of a usage error.
+  if (argc < 2) {
+    std::printf("%s", app.help().c_str());
+    return 2;
+  }
+  app.require_subcommand(1);
   CLI11_PARSE(app, argc, argv);
 
-  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest);
-  sy::core::RuntimeOptions options;
+  if (*probe_child) return sy::cli::RunProbeChild(probe_manifest, probe_report_fd);
+  sy::ContextOptions options;
   if (probe) {
     constexpr double kProbeTimeoutSeconds = 30;
-    options.loader.refused = sy::cli::ProbePlugins(options.loader, kProbeTimeoutSeconds);
+    options.refused = sy::cli::ProbePlugins(options, kProbeTimeoutSeconds);
   }
-  absl::StatusOr<std::unique_ptr<sy::core::Runtime>> runtime = sy::core::Runtime::Create(options);
-  if (!runtime.ok()) {
+  sy::Result<sy::Context> context = sy::Context::Create(options);
+  if (!context.ok()) {
     std::fprintf(stderr, "switchyard: could not start: %s\n",
-                 std::string(runtime.status().message()).c_str());
+                 sy::cli::Message(context.status()).c_str());
     return 1;
   }
-  if (*info) return sy::cli::RunInfo(**runtime, json);
-  if (*ops) return sy::cli::RunOps(**runtime, json);
-  if (*demo) return sy::cli::RunDemo(**runtime);
-  if (*run) return sy::cli::RunOp(**runtime, run_options);
+  if (*info) return sy::cli::RunInfo(*context, json);
+  if (*ops) return sy::cli::RunOps(*context, json);
+  if (*demo) return sy::cli::RunDemo(*context);
+  if (*run) return sy::cli::RunOp(*context, run_options);
   return 2;
+}
+
+}  // namespace
+
+// The tool never dies of an exception: whatever escapes a command (an
+// allocation that failed, a bug) becomes a message and exit status 1.
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "switchyard: out of memory; use smaller sizes\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: %s; this is a bug in switchyard, "
+                 "please report it\n",
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr,
+                 "switchyard: internal error: an unknown exception; this is a "
+                 "bug in switchyard, please report it\n");
+  }
+  return 1;
 }

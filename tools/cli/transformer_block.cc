@@ -20,70 +20,67 @@ std::vector<float> Normal(size_t n, float stddev, std::mt19937& rng) {
 // Runs ops on one device, recording each; keeps the first error.
 class Recorder {
  public:
-  Recorder(Runtime& runtime, Device& device)
-      : runtime_(runtime), device_(device) {}
+  Recorder(const sy::Context& context, const sy::Device& device)
+      : context_(context), device_(device) {}
 
-  Tensor Upload(const std::vector<float>& values, std::vector<int64_t> shape,
-                sy_dtype_t dtype) {
-    if (!status_.ok()) return Tensor();
-    absl::StatusOr<Tensor> t = runtime_.FromHost(
-        device_, SY_DTYPE_F32, shape, values.data(), values.size() * 4);
+  sy::Tensor Upload(const std::vector<float>& values, std::vector<int64_t> shape,
+                    sy_dtype_t dtype) {
+    if (!status_.ok()) return sy::Tensor();
+    sy::Result<sy::Tensor> t = sy::Tensor::FromVector<float>(device_, shape, values);
     if (!t.ok()) {
       status_ = t.status();
-      return Tensor();
+      return sy::Tensor();
     }
-    return dtype == SY_DTYPE_F32 ? *t : Call("cast", {*t}, {Attr::DType(dtype)}, "", false);
+    return dtype == SY_DTYPE_F32
+               ? *std::move(t)
+               : Call("cast", {*t}, {sy::Attr::DType(dtype)}, "", false);
   }
 
-  Tensor UploadTokens(const std::vector<int64_t>& tokens) {
-    absl::StatusOr<Tensor> t =
-        runtime_.FromHost(device_, SY_DTYPE_I64, {int64_t(tokens.size())},
-                          tokens.data(), tokens.size() * 8);
+  sy::Tensor UploadTokens(const std::vector<int64_t>& tokens) {
+    sy::Result<sy::Tensor> t = sy::Tensor::FromVector<int64_t>(
+        device_, {static_cast<int64_t>(tokens.size())}, tokens);
     if (!t.ok()) status_ = t.status();
-    return t.ok() ? *t : Tensor();
+    return t.ok() ? *std::move(t) : sy::Tensor();
   }
 
   // Calls `op`; records it as "op (label)" unless record is false.
-  Tensor Call(const char* op, std::vector<Tensor> inputs,
-              std::vector<Attr> attrs = {}, const char* label = "",
-              bool record = true) {
-    if (!status_.ok()) return Tensor();
+  sy::Tensor Call(const char* op, std::vector<sy::Tensor> inputs,
+                  std::vector<sy::Attr> attrs = {}, const char* label = "",
+                  bool record = true) {
+    if (!status_.ok()) return sy::Tensor();
     const std::string name =
         *label ? absl::StrCat(op, " (", label, ")") : std::string(op);
-    absl::StatusOr<OpHandle> handle = runtime_.FindOp(op);
+    sy::Result<sy::Op> handle = context_.op(op);
     if (!handle.ok()) {
       status_ = handle.status();
-      return Tensor();
+      return sy::Tensor();
     }
-    absl::StatusOr<std::string> how = runtime_.Explain(*handle, inputs, attrs);
+    sy::Result<std::string> how = handle->explain(inputs, attrs);
     const auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<std::vector<Tensor>> out =
-        runtime_.Call(*handle, inputs, attrs);
-    absl::Status sync = out.ok() ? runtime_.Synchronize(device_) : out.status();
+    sy::Result<std::vector<sy::Tensor>> out = handle->call(inputs, attrs);
+    sy::Status sync = out.ok() ? device_.synchronize() : out.status();
     const double micros = std::chrono::duration<double, std::micro>(
                               std::chrono::steady_clock::now() - start)
                               .count();
     if (!sync.ok()) {
-      status_ = absl::Status(sync.code(),
-                             absl::StrCat("step ", name, ": ", sync.message()));
-      return Tensor();
+      status_ = sy::Status(sync.code(), absl::StrCat("step ", name, ": ", sync.message()));
+      return sy::Tensor();
     }
     if (record) {
-      steps_.push_back({name, how.ok() ? *how : std::string(how.status().message()),
-                        micros, (*out)[0]});
+      steps_.push_back({name, how.ok() ? *how : how.status().message(), micros, (*out)[0]});
     }
     return (*out)[0];
   }
 
-  absl::StatusOr<std::vector<BlockStep>> Finish() {
+  sy::Result<std::vector<BlockStep>> Finish() {
     if (!status_.ok()) return status_;
     return std::move(steps_);
   }
 
  private:
-  Runtime& runtime_;
-  Device& device_;
-  absl::Status status_;
+  const sy::Context& context_;
+  sy::Device device_;
+  sy::Status status_;
   std::vector<BlockStep> steps_;
 };
 
@@ -110,43 +107,48 @@ TransformerBlock::TransformerBlock(const BlockConfig& config) : config_(config) 
   b2_ = Normal(d, 0.1f, rng);
 }
 
-absl::StatusOr<std::vector<BlockStep>> TransformerBlock::Run(
-    Runtime& runtime, Device& device, sy_dtype_t dtype) const {
+sy::Result<std::vector<BlockStep>> TransformerBlock::Run(const sy::Context& context,
+                                                         const sy::Device& device,
+                                                         sy_dtype_t dtype) const {
   const int64_t s = config_.seq, d = config_.d_model, f = config_.d_ff;
   const int64_t h = config_.heads, dh = d / h;
-  Recorder r(runtime, device);
-  const Tensor tokens = r.UploadTokens(tokens_);
-  const Tensor wte = r.Upload(wte_, {config_.vocab, d}, dtype);
-  const Tensor norm1 = r.Upload(norm1_, {d}, dtype);
-  const Tensor wq = r.Upload(wq_, {d, d}, dtype), wk = r.Upload(wk_, {d, d}, dtype),
-               wv = r.Upload(wv_, {d, d}, dtype), wo = r.Upload(wo_, {d, d}, dtype);
-  const Tensor norm2 = r.Upload(norm2_, {d}, dtype);
-  const Tensor w1 = r.Upload(w1_, {f, d}, dtype), b1 = r.Upload(b1_, {f}, dtype);
-  const Tensor w2 = r.Upload(w2_, {d, f}, dtype), b2 = r.Upload(b2_, {d}, dtype);
+  Recorder r(context, device);
+  const sy::Tensor tokens = r.UploadTokens(tokens_);
+  const sy::Tensor wte = r.Upload(wte_, {config_.vocab, d}, dtype);
+  const sy::Tensor norm1 = r.Upload(norm1_, {d}, dtype);
+  const sy::Tensor wq = r.Upload(wq_, {d, d}, dtype), wk = r.Upload(wk_, {d, d}, dtype),
+                   wv = r.Upload(wv_, {d, d}, dtype), wo = r.Upload(wo_, {d, d}, dtype);
+  const sy::Tensor norm2 = r.Upload(norm2_, {d}, dtype);
+  const sy::Tensor w1 = r.Upload(w1_, {f, d}, dtype), b1 = r.Upload(b1_, {f}, dtype);
+  const sy::Tensor w2 = r.Upload(w2_, {d, f}, dtype), b2 = r.Upload(b2_, {d}, dtype);
 
   // [S, D] → [H, S, Dh] and back; views except the final reshape's copy.
-  const auto split_heads = [&](const Tensor& x) {
-    return r.Call("transpose", {r.Call("reshape", {x}, {Attr({s, h, dh})}, "", false)},
-                  {Attr(0), Attr(1)}, "", false);
+  const std::vector<int64_t> head_shape = {s, h, dh}, model_shape = {s, d};
+  const auto split_heads = [&](const sy::Tensor& x) {
+    return r.Call("transpose",
+                  {r.Call("reshape", {x}, {sy::Attr(head_shape)}, "", false)},
+                  {sy::Attr(0), sy::Attr(1)}, "", false);
   };
 
-  const Tensor x = r.Call("embedding", {wte, tokens});
-  const Tensor n1 = r.Call("rms_norm", {x, norm1}, {Attr(1e-6)}, "attention");
-  const Tensor q = r.Call("linear", {n1, wq, Tensor()}, {}, "q");
-  const Tensor k = r.Call("linear", {n1, wk, Tensor()}, {}, "k");
-  const Tensor v = r.Call("linear", {n1, wv, Tensor()}, {}, "v");
-  const Tensor heads = r.Call("scaled_dot_product_attention",
-                              {split_heads(q), split_heads(k), split_heads(v), Tensor()},
-                              {Attr(true)}, "causal");
-  const Tensor merged = r.Call(
-      "reshape", {r.Call("transpose", {heads}, {Attr(0), Attr(1)}, "", false)},
-      {Attr({s, d})}, "merge heads");
-  const Tensor x2 = r.Call("add", {x, r.Call("linear", {merged, wo, Tensor()}, {}, "out")},
-                           {}, "residual");
-  const Tensor n2 = r.Call("rms_norm", {x2, norm2}, {Attr(1e-6)}, "mlp");
-  const Tensor up = r.Call("gelu", {r.Call("linear", {n2, w1, b1}, {}, "up")});
-  const Tensor y = r.Call("add", {x2, r.Call("linear", {up, w2, b2}, {}, "down")},
-                          {}, "residual");
+  const sy::Tensor x = r.Call("embedding", {wte, tokens});
+  const sy::Tensor n1 = r.Call("rms_norm", {x, norm1}, {sy::Attr(1e-6)}, "attention");
+  const sy::Tensor q = r.Call("linear", {n1, wq, sy::Tensor()}, {}, "q");
+  const sy::Tensor k = r.Call("linear", {n1, wk, sy::Tensor()}, {}, "k");
+  const sy::Tensor v = r.Call("linear", {n1, wv, sy::Tensor()}, {}, "v");
+  const sy::Tensor heads =
+      r.Call("scaled_dot_product_attention",
+             {split_heads(q), split_heads(k), split_heads(v), sy::Tensor()},
+             {sy::Attr(true)}, "causal");
+  const sy::Tensor merged = r.Call(
+      "reshape", {r.Call("transpose", {heads}, {sy::Attr(0), sy::Attr(1)}, "", false)},
+      {sy::Attr(model_shape)}, "merge heads");
+  const sy::Tensor x2 =
+      r.Call("add", {x, r.Call("linear", {merged, wo, sy::Tensor()}, {}, "out")}, {},
+             "residual");
+  const sy::Tensor n2 = r.Call("rms_norm", {x2, norm2}, {sy::Attr(1e-6)}, "mlp");
+  const sy::Tensor up = r.Call("gelu", {r.Call("linear", {n2, w1, b1}, {}, "up")});
+  const sy::Tensor y = r.Call("add", {x2, r.Call("linear", {up, w2, b2}, {}, "down")},
+                              {}, "residual");
   (void)y;
   return r.Finish();
 }

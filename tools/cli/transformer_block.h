@@ -16,11 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "dispatcher/runtime/runtime.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::cli {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 struct BlockConfig {
   int64_t vocab = 512;
@@ -34,9 +32,9 @@ struct BlockConfig {
 // One recorded op call.
 struct BlockStep {
   std::string op;     // "rms_norm", "linear (q)", …
-  std::string how;    // Runtime::Explain: "kernel cpu::… (priority)", …
+  std::string how;    // Op::explain: "kernel cpu::… (priority)", …
   double micros = 0;  // call + synchronize
-  Tensor output;
+  sy::Tensor output;
 };
 
 // The block's weights as host float32 arrays, drawn once from `seed`.
@@ -49,8 +47,8 @@ class TransformerBlock {
   // Runs the block on `device` with weights and activations in `dtype`
   // (f32, f64, f16, bf16), recording every step. Fails on the first op that
   // fails, naming the step.
-  absl::StatusOr<std::vector<BlockStep>> Run(Runtime& runtime, Device& device,
-                                             sy_dtype_t dtype) const;
+  sy::Result<std::vector<BlockStep>> Run(const sy::Context& context,
+                                         const sy::Device& device, sy_dtype_t dtype) const;
 
  private:
   BlockConfig config_;

@@ -76,6 +76,18 @@
  * inside a call with it is safe: the call finishes with the objects it
  * already holds, and later calls get a stale-handle error.
  *
+ * No lock, no allocation (since 1.1): looking a handle up takes no lock
+ * and allocates nothing (the table is lock-free and its objects are freed
+ * through epoch-based reclamation: docs/c-api.md). sy_op_call_out in
+ * particular takes no lock and allocates no memory of its own between its
+ * entry and the kernel: what it costs beyond the kernel is the handle
+ * lookups, the binding and the resolution, on the stack. (A kernel may
+ * allocate, and the first call of a shape may record a decline; errors
+ * allocate their message.) sy_op_call allocates its outputs and their
+ * handles; sy_tensor_release frees the tensor it drops, unless another
+ * thread is inside a call at that moment — then a later release, handle
+ * creation or context destruction on any thread frees it.
+ *
  * ===== Per function ========================================================
  * Each function says what it does and then Ownership, Lifetime,
  * Thread-safety, Errors and Since. Where Ownership or Lifetime is not
@@ -104,7 +116,7 @@ extern "C" {
 #endif
 
 #define SY_API_VERSION_MAJOR 1
-#define SY_API_VERSION_MINOR 0
+#define SY_API_VERSION_MINOR 1
 
 #if defined(_WIN32)
 #define SY_API __declspec(dllexport)
@@ -129,6 +141,12 @@ typedef struct sy_tensor_token_t* sy_tensor_t;
  * Thread-safety: thread-safe. Errors: none. Since: 1.0. */
 SY_API sy_status_code_t sy_api_version(uint32_t* out_major,
                                        uint32_t* out_minor);
+
+/* The plugin ABI (plugin.h) this library hosts: the SY_PLUGIN_ABI_MAJOR
+ * and the highest SY_PLUGIN_ABI_MINOR it speaks. Either pointer may be
+ * NULL. Thread-safety: thread-safe. Errors: none. Since: 1.1. */
+SY_API sy_status_code_t sy_plugin_abi_version(uint32_t* out_major,
+                                              uint32_t* out_minor);
 
 /* The library's release version, e.g. "0.1.0".
  * Lifetime: static. Errors: none (does not touch the last error).
@@ -170,7 +188,65 @@ SY_API sy_status_code_t sy_dtype_from_name(const char* name,
  * Errors: none (does not touch the last error). Since: 1.0. */
 SY_API size_t sy_dtype_size(sy_dtype_t dtype);
 
+/* ===== Logging =========================================================== */
+/* One log per process: plugin load warnings, declines, and at "debug" one
+ * line per op call saying how it was resolved. By default lines go to
+ * stderr and the level comes from SWITCHYARD_LOG (default "warning"). The
+ * levels, from quiet to chatty: "off", "error", "warning", "info",
+ * "debug". */
+
+/* Sets the level by name (case-insensitive). Takes effect at once, for
+ * every context.
+ * Errors: INVALID_ARGUMENT for NULL or an unknown name (the message lists
+ * the levels). Since: 1.1. */
+SY_API sy_status_code_t sy_log_set_level(const char* level);
+
+/* The current level's name ("warning", …).
+ * Lifetime: static. Errors: none (does not touch the last error).
+ * Since: 1.1. */
+SY_API const char* sy_log_level(void);
+
+/* Receives log lines: `level` is a sy_log_level_t (plugin.h:
+ * SY_LOG_ERROR 0 … SY_LOG_DEBUG 3), `message` the line without prefix or
+ * newline, valid during the call. Called on whichever thread logs, one call
+ * at a time (lines never interleave); it must return quickly and must not
+ * call into Switchyard (it may run while the library holds a lock). */
+typedef void (*sy_log_fn)(void* user_data, int32_t level, const char* message);
+
+/* Sends log lines to `callback` (with `user_data`) instead of stderr; NULL
+ * restores stderr. The level still filters first.
+ * Thread-safety: thread-safe; a line being logged on another thread goes
+ * to the old or the new destination. Errors: none. Since: 1.1. */
+SY_API sy_status_code_t sy_log_set_callback(sy_log_fn callback, void* user_data);
+
+/* ===== Tracing =========================================================== */
+
+/* Starts writing a Chrome trace-event file (chrome://tracing, Perfetto) at
+ * `path`: one event per op call (op, kernel, plugin, device, dtypes,
+ * shapes, host and device time), plugin loads and allocations on tracks of
+ * their own (docs/tracing.md). SWITCHYARD_TRACE=path does the same from
+ * the start of the process.
+ * Errors: INVALID_ARGUMENT for NULL; FAILED_PRECONDITION when a trace is
+ * already being written; the file system's error; UNIMPLEMENTED in a build
+ * without tracing. Since: 1.1. */
+SY_API sy_status_code_t sy_trace_start(const char* path);
+
+/* Finishes and closes the trace file sy_trace_start (or SWITCHYARD_TRACE)
+ * opened. Errors: FAILED_PRECONDITION when no trace is being written.
+ * Since: 1.1. */
+SY_API sy_status_code_t sy_trace_stop(void);
+
 /* ===== Contexts ========================================================== */
+
+/* A manifest the context must not load, and why (e.g. a probe found that
+ * it crashes its process): it gets a load record with outcome
+ * SY_LOAD_FAILED at stage "probe" and `reason`. Since: 1.1. */
+typedef struct sy_plugin_refusal_t {
+  size_t struct_size;
+  void* extension;
+  const char* manifest_path; /* as discovery finds it (sy_plugin_discover) */
+  const char* reason;
+} sy_plugin_refusal_t;
 
 /* How a context finds its plugins. Start from sy_context_options_init. */
 typedef struct sy_context_options_t {
@@ -199,6 +275,24 @@ typedef struct sy_context_options_t {
   /* 1: run ops without a kernel on the inputs' device on cpu, with copies;
    * 0: never; -1 (default): SWITCHYARD_CPU_FALLBACK=1 decides. */
   int32_t cpu_fallback;
+  /* ---- 1.1 ---- */
+  /* Plugin options, "plugin.option=value" each (e.g.
+   * "onednn.min_elements=4096"); they override the manifest's and
+   * SWITCHYARD_PLUGIN_OPTIONS'. A name or value the plugin does not take
+   * fails its load, with a record naming the option. */
+  const char* const* plugin_options;
+  int32_t num_plugin_options;
+  /* Manifests not to load (see sy_plugin_refusal_t). */
+  int32_t num_refused;
+  const sy_plugin_refusal_t* refused;
+  /* Called on the creating thread before each step of a plugin's load that
+   * reads its files or runs its code: stage is "manifest", "open" (the
+   * dynamic loader runs the library's constructors), "symbol", "init"
+   * (sy_plugin_init) or "register" (the plugin's load slot). For tools that
+   * must name the step a crash happened in (`switchyard info --probe`
+   * reports it from a child process). NULL: none. */
+  void (*on_load_stage)(void* user_data, const char* stage);
+  void* on_load_stage_user_data;
 } sy_context_options_t;
 
 /* Fills `options` (not NULL) with struct_size and the defaults above.
@@ -220,6 +314,12 @@ static inline void sy_context_options_init(sy_context_options_t* options) {
   options->use_environment = 1;
   options->use_default_path = 1;
   options->cpu_fallback = -1;
+  options->plugin_options = NULL;
+  options->num_plugin_options = 0;
+  options->num_refused = 0;
+  options->refused = NULL;
+  options->on_load_stage = NULL;
+  options->on_load_stage_user_data = NULL;
 }
 
 /* Creates a context: registers the core op set, discovers and loads
@@ -229,12 +329,24 @@ static inline void sy_context_options_init(sy_context_options_t* options) {
  * borrowed for the call.
  * Thread-safety: thread-safe; contexts are independent of each other.
  * Errors: INVALID_ARGUMENT (NULL out_context, struct_size too small, a
- * negative count or a NULL array with a positive count); FAILED_PRECONDITION
- * when a requested plugin (allow list, plugin_manifests) did not load — the
- * message holds each such plugin's load record in plain words.
- * Since: 1.0. */
+ * negative count or a NULL array with a positive count, a plugin option
+ * that is not "plugin.option=value"); FAILED_PRECONDITION when a requested
+ * plugin (allow list, plugin_manifests) did not load — the message holds
+ * each such plugin's load record in plain words.
+ * Since: 1.0 (plugin options, refusals: 1.1). */
 SY_API sy_status_code_t sy_context_create(const sy_context_options_t* options,
                                           sy_context_t* out_context);
+
+/* The manifest files sy_context_create would try with `options` (NULL:
+ * the defaults), in order, without loading any: for tools that vet plugins
+ * before loading them (`switchyard info --probe`). Manifests named in
+ * plugin_manifests are not included (they are loaded by name).
+ * Lifetime: the array and its strings live until the next Switchyard call
+ * on this thread. Errors: INVALID_ARGUMENT as sy_context_create.
+ * Since: 1.1. */
+SY_API sy_status_code_t sy_plugin_discover(const sy_context_options_t* options,
+                                           const char* const** out_paths,
+                                           int32_t* out_count);
 
 /* Destroys a context. Every tensor, device and op handle of it becomes
  * stale at once (later use is an error). Tensors exported through DLPack
@@ -292,6 +404,12 @@ typedef struct sy_plugin_record_t {
   int32_t num_kernels;
   int32_t reserved;
   double load_ms;
+  /* ---- 1.1 ---- */
+  /* The options the plugin declares (sy_context_plugin_record_option) and
+   * what it logged while loading (sy_context_plugin_record_note: "no CUDA
+   * device: …"). */
+  int32_t num_options;
+  int32_t num_notes;
 } sy_plugin_record_t;
 
 /* Number of load attempts so far (it grows with sy_context_load_plugin).
@@ -306,6 +424,36 @@ SY_API sy_status_code_t sy_context_plugin_record_count(sy_context_t context,
 SY_API sy_status_code_t sy_context_plugin_record(sy_context_t context,
                                                  int32_t index,
                                                  sy_plugin_record_t* out_record);
+
+/* One option a plugin declares, with the value it got for this load.
+ * Every string is non-NULL. Since: 1.1. */
+typedef struct sy_plugin_option_info_t {
+  size_t struct_size;
+  void* extension;
+  const char* name;   /* "min_elements" */
+  const char* type;   /* "int", "float", "bool", "string" */
+  const char* value;  /* as given, or the declared default */
+  const char* source; /* "default", "manifest", "SWITCHYARD_PLUGIN_OPTIONS",
+                         "context" */
+  const char* help;   /* one line */
+} sy_plugin_option_info_t;
+
+/* Option `index` in [0, record.num_options) of load record `record`.
+ * Lifetime: the strings live as long as the context.
+ * Errors: OUT_OF_RANGE for a bad record or option index; INVALID_ARGUMENT
+ * for a too small out-struct. Since: 1.1. */
+SY_API sy_status_code_t sy_context_plugin_record_option(
+    sy_context_t context, int32_t record, int32_t index,
+    sy_plugin_option_info_t* out_option);
+
+/* Note `index` in [0, record.num_notes) of load record `record`: a line
+ * the plugin logged while loading, or the host noted about it later.
+ * Lifetime: as long as the context. Errors: OUT_OF_RANGE for a bad index.
+ * Since: 1.1. */
+SY_API sy_status_code_t sy_context_plugin_record_note(sy_context_t context,
+                                                      int32_t record,
+                                                      int32_t index,
+                                                      const char** out_note);
 
 /* Everything `switchyard info --json` shows (version, load records,
  * devices, ops and their kernels) as one JSON document.
@@ -639,14 +787,155 @@ SY_API sy_status_code_t sy_op_explain(sy_op_t op, const sy_tensor_t* inputs,
                                       int32_t num_attrs,
                                       const char** out_text);
 
+/* ---- Routes and the general call (since 1.1) ----------------------------- */
+
+/* Which way a call runs. */
+typedef enum sy_route_t {
+  /* The resolution order (docs/architecture.md): pin, tuned verdict,
+   * priority (skipping kernels that decline), decomposition, cpu fallback. */
+  SY_ROUTE_DEFAULT = 0,
+  /* One named kernel (and variant) for the inputs' dtypes and device, or an
+   * error: what the conformance kit and benchmarks use to run a kernel
+   * that would not be chosen. */
+  SY_ROUTE_KERNEL = 1,
+  /* The op's decomposition into other ops, even where a kernel exists. */
+  SY_ROUTE_DECOMPOSITION = 2,
+} sy_route_t;
+
+/* Everything one call takes. Start from sy_op_call_args_init. Since: 1.1. */
+typedef struct sy_op_call_args_t {
+  size_t struct_size;
+  void* extension;
+  sy_op_t op;
+  /* As sy_op_call's inputs and attrs. */
+  const sy_tensor_t* inputs;
+  int32_t num_inputs;
+  int32_t num_attrs;
+  const sy_attr_t* attrs;
+  /* Exactly one of: `outputs`, the caller's tensors to write (as
+   * sy_op_call_out), or `out_outputs`, which receives new tensors (as
+   * sy_op_call); num_outputs entries either way. Both NULL is allowed only
+   * for sy_op_explain_ex. */
+  const sy_tensor_t* outputs;
+  sy_tensor_t* out_outputs;
+  int32_t num_outputs;
+  int32_t route;       /* sy_route_t */
+  /* SY_ROUTE_KERNEL: the kernel, "plugin::name" (sy_kernel_info_t.name) or
+   * its plain name, and a variant index (-1: the kernel's default). */
+  const char* kernel;
+  int32_t variant;
+  int32_t reserved;
+} sy_op_call_args_t;
+
+/* Fills `args` (not NULL) with struct_size and empty defaults (no
+ * tensors, SY_ROUTE_DEFAULT, variant -1). Inline, like
+ * sy_context_options_init. Since: 1.1. */
+static inline void sy_op_call_args_init(sy_op_call_args_t* args) {
+  args->struct_size = sizeof(sy_op_call_args_t);
+  args->extension = NULL;
+  args->op = NULL;
+  args->inputs = NULL;
+  args->num_inputs = 0;
+  args->num_attrs = 0;
+  args->attrs = NULL;
+  args->outputs = NULL;
+  args->out_outputs = NULL;
+  args->num_outputs = 0;
+  args->route = SY_ROUTE_DEFAULT;
+  args->kernel = NULL;
+  args->variant = -1;
+  args->reserved = 0;
+}
+
+/* sy_op_call or sy_op_call_out, with a route. With SY_ROUTE_DEFAULT and
+ * `outputs` it is exactly sy_op_call_out (no lock, no allocation).
+ * Ownership, lifetime: as sy_op_call / sy_op_call_out.
+ * Errors: as those; INVALID_ARGUMENT for an unknown route, both or neither
+ * output array, a NULL kernel name with SY_ROUTE_KERNEL; NOT_FOUND when no
+ * kernel of that name serves the inputs' dtypes on their device (the
+ * message lists those that do); OUT_OF_RANGE for a variant the kernel
+ * lacks; FAILED_PRECONDITION when the named kernel declines these inputs,
+ * when the op has no decomposition or it does not apply, or for a view op
+ * (views run no kernel). Since: 1.1. */
+SY_API sy_status_code_t sy_op_call_ex(const sy_op_call_args_t* args);
+
+/* How sy_op_call_ex with these arguments would run (as sy_op_explain;
+ * "kernel cpu::add.Tensor.f32.f32 (requested)" for a named kernel), without
+ * running it; the outputs are ignored. Lifetime: *out_text lives until the
+ * next Switchyard call on this thread. Errors: those sy_op_call_ex would
+ * return before running. Since: 1.1. */
+SY_API sy_status_code_t sy_op_explain_ex(const sy_op_call_args_t* args,
+                                         const char** out_text);
+
+/* ---- Kernels (since 1.1) -------------------------------------------------- */
+
+/* One kernel registered for an op. Every string is non-NULL. */
+typedef struct sy_kernel_info_t {
+  size_t struct_size;
+  void* extension;
+  const char* name;        /* "cpu::add.Tensor.f32.f32": plugin::name */
+  const char* plugin;      /* "cpu" */
+  const char* device_type; /* "cpu" */
+  /* Its input dtypes, one per tensor argument (a Tensor[] argument once;
+   * SY_DTYPE_NONE for an omitted optional tensor). */
+  const sy_dtype_t* dtypes;
+  int32_t num_dtypes;
+  int32_t priority;
+  /* Tunable variants (sy_op_call_args_t.variant indexes them). */
+  int32_t num_variants;
+  int32_t may_decline;     /* 1: it may decline calls (plugin ABI 1.1) */
+  const char* const* variant_names;
+  /* 1 when a call of its dtypes on its device type runs it by default —
+   * unless the call's shape bucket has a tuned verdict or a decline that
+   * sends it elsewhere (sy_op_explain says what a given call runs). */
+  int32_t chosen;
+  int32_t reserved;
+  const char* chosen_because; /* "pinned", "tuned", "priority"; "" if not chosen */
+} sy_kernel_info_t;
+
+/* The number of kernels registered for `op`, across every loaded plugin;
+ * loading or unloading a plugin changes it. Errors: only bad arguments.
+ * Since: 1.1. */
+SY_API sy_status_code_t sy_op_kernel_count(sy_op_t op, int32_t* out_count);
+
+/* Kernel `index` in [0, count), in registration order.
+ * Lifetime: the strings and arrays live as long as the context (`chosen`
+ * is a snapshot). Errors: OUT_OF_RANGE for a bad index; INVALID_ARGUMENT
+ * for a too small out-struct. Since: 1.1. */
+SY_API sy_status_code_t sy_op_kernel_get(sy_op_t op, int32_t index,
+                                         sy_kernel_info_t* out_kernel);
+
+/* Pins `kernel` ("plugin::name" or "name") for `op` on `device_type`: calls
+ * of every dtype key it serves there run it, above tuned verdicts and
+ * priority. One pin per (op, device type); a new one replaces the old. Per
+ * context. Errors: NOT_FOUND when no such kernel is registered there (the
+ * message lists those that are). Since: 1.1. */
+SY_API sy_status_code_t sy_op_pin_kernel(sy_op_t op, const char* device_type,
+                                         const char* kernel);
+
+/* Removes the pin of `op` on `device_type`, if any. Since: 1.1. */
+SY_API sy_status_code_t sy_op_unpin_kernel(sy_op_t op, const char* device_type);
+
 #ifdef __cplusplus
 } /* extern "C" */
 
 static_assert(sizeof(void*) == 8, "the Switchyard C API needs 64-bit handles");
-static_assert(SY_STRUCT_SIZE(sy_context_options_t, cpu_fallback) ==
-                  sizeof(sy_context_options_t), "sy_context_options_t 1.0");
-static_assert(SY_STRUCT_SIZE(sy_plugin_record_t, load_ms) ==
-                  sizeof(sy_plugin_record_t), "sy_plugin_record_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_context_options_t, refused) ==
+                  sizeof(sy_context_options_t), "sy_context_options_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_context_options_t, cpu_fallback) == 88,
+              "sy_context_options_t 1.0 ends at cpu_fallback");
+static_assert(SY_STRUCT_SIZE(sy_plugin_record_t, num_notes) ==
+                  sizeof(sy_plugin_record_t), "sy_plugin_record_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_plugin_record_t, load_ms) == 120,
+              "sy_plugin_record_t 1.0 ends at load_ms");
+static_assert(SY_STRUCT_SIZE(sy_plugin_refusal_t, reason) ==
+                  sizeof(sy_plugin_refusal_t), "sy_plugin_refusal_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_plugin_option_info_t, help) ==
+                  sizeof(sy_plugin_option_info_t), "sy_plugin_option_info_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_op_call_args_t, reserved) ==
+                  sizeof(sy_op_call_args_t), "sy_op_call_args_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_kernel_info_t, chosen_because) ==
+                  sizeof(sy_kernel_info_t), "sy_kernel_info_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_device_info_t, dl_device) ==
                   sizeof(sy_device_info_t), "sy_device_info_t 1.0");
 static_assert(SY_STRUCT_SIZE(sy_allocator_stats_t, device_frees) ==

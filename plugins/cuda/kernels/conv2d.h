@@ -1,43 +1,63 @@
-// conv2d (NCHW) on cuda through cuDNN 9 (cudnn_library.h), for f32, f16
-// and bf16, each with and without bias. Registered only when cuDNN loaded
-// (cuda_plugin.cc decides and logs why not).
+// conv2d on cuda through cuDNN's graph (backend) API (cudnn_graph.h), for
+// f32, f16 and bf16, with or without bias; f64 through the plugin's own
+// direct kernel (conv2d_direct.h); and the plugin's op
+//   cuda::conv2d_relu(Tensor x, Tensor weight, Tensor? bias=None,
+//                     int[] stride=[1, 1], int[] padding=[0, 0],
+//                     int[] dilation=[1, 1], int groups=1) -> Tensor
+// = relu(conv2d(…)), with the bias and the ReLU fused into the
+// convolution's epilogue (for a pattern pass to substitute). Registered only
+// when cuDNN loaded (cuda_plugin.cc decides and logs why not).
 //
-// Numerics: f32 runs in full FP32 (CUDNN_FMA_MATH, no TF32), like the
-// plugin's GEMMs; f16/bf16 on tensor cores (CUDNN_TENSOR_OP_MATH) with f32
-// accumulation (compute type CUDNN_DATA_FLOAT). The bias is added after
-// the convolution (cudnnAddTensor), so f16/bf16 outputs round twice.
+// Note [Conv plans]: a problem is (device, dtype, layout, shapes, stride,
+// padding, dilation, groups, bias, ReLU, operand alignments, variant). Its
+// execution plan is built once — operation graph (convolution, then a
+// pointwise bias add and ReLU on a virtual f32 tensor), engine configs
+// from heuristics mode A then B, plan — and kept in a bounded LRU cache
+// (plugin option conv2d_plan_cache_size, default 256 problems); a call
+// then costs a lookup, a variant pack and cudnnBackendExecute. Which
+// engine: without a variant, the top (at most 16) configurations are each
+// timed once on the first call's own buffers (as cudnn.benchmark does) and
+// the fastest kept; variant k (cudnn_heuristic0..3) runs the k-th
+// configuration, for the autotuner. A problem no engine takes is cached
+// as such and runs on the direct kernel.
 //
-// Layouts: inputs and output with any strides. Packed NCHW views are used
-// in place; anything else (sliced, permuted, broadcast) is first copied to
-// a packed NCHW temporary (strided_copy4d.h), and a non-packed output is
-// computed into a temporary and scattered back the same way. cuDNN's own
-// strided descriptors are not used for this: its algorithms accept only
-// some stride patterns, and none take the zero strides of broadcasts.
+// Numerics: f32 never runs on TF32 tensor cores (engines with the
+// TENSOR_CORE or DOWN_CONVERT_INPUTS numerical note are skipped; the op
+// set's f32 tolerance rules TF32 out, like the GEMMs); f16/bf16 compute in
+// f32 (engines with REDUCED_PRECISION_REDUCTION are skipped). The bias and
+// ReLU run on the f32 accumulator, so the output rounds once.
 //
-// Algorithm: timed once per problem (device, dtype, shapes, attributes)
-// with cudnnFindConvolutionForwardAlgorithmEx on the first call's own
-// buffers, with up to 256 MiB of search workspace, and cached; the fastest
-// algorithm whose workspace can be allocated and that runs is used. Why a
-// search rather than cuDNN's heuristic (cudnnGetConvolutionForwardAlgorithm_v7,
-// kept as the fallback when the search fails): on an H100 the search's
-// choice ran ResNet-50's 1x1 256->64 convolution 3.5-4x faster than the
-// heuristic's first choice (docs/cuda.md#cudnn). The price: the first call
-// of each shape blocks the host for the search (milliseconds), and the
-// choice may differ between runs when two algorithms time alike.
+// Layouts: NCHW and channels-last (NHWC) inputs are used in place: a call
+// runs in NHWC when x is densely packed channels-last, else in NCHW; an
+// operand packed otherwise (sliced, broadcast, the other layout) is first
+// copied into that layout (strided_copy4d.h), and an output that is not is
+// computed into a temporary and scattered back.
 //
-// Thread safety: kernels are stateless sy_kernel_fns; the algorithm cache
-// is mutex-guarded and handles are leased per call.
+// Thread safety: kernels are stateless sy_kernel_fns; the plan cache is
+// mutex-guarded, plans are shared and executed under the device's cuDNN
+// handle lease (cudnn_library.h).
 #ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_CONV2D_H_
 #define SWITCHYARD_PLUGINS_CUDA_KERNELS_CONV2D_H_
 
-#include <span>
+#include <cstddef>
 
-#include "switchyard/plugin.hpp"
+#include "switchyard/plugin.h"
 
 namespace sy::cuda {
 
-// The conv2d kernels; call only after CudnnLibrary::Get() succeeded.
-std::span<const plugin::KernelSpec> Conv2dKernels();
+// Number of heuristic variants conv2d registers (cudnn_heuristic0..3).
+inline constexpr int kConv2dVariants = 4;
+// The plan cache's default capacity (problems).
+inline constexpr int kConv2dPlanCacheDefault = 256;
+
+// Sets the plan cache's capacity (>= 1); a smaller one evicts at once.
+void SetConv2dPlanCacheCapacity(size_t problems);
+
+// Registers the schema of cuda::conv2d_relu and the kernels of it and of
+// conv2d: f64 (the direct kernel) always; f32, f16 and bf16 (cuDNN, with
+// variants) only when `cudnn` (CudnnLibrary::Get() succeeded).
+sy_error_t* RegisterConv2dKernels(const sy_host_api_t* host,
+                                  sy_host_context_t* context, bool cudnn);
 
 }  // namespace sy::cuda
 

@@ -50,25 +50,15 @@ Loaded LoadOnce() {
   SY_CUDNN_RESOLVE(cudnnCreate);
   SY_CUDNN_RESOLVE(cudnnDestroy);
   SY_CUDNN_RESOLVE(cudnnSetStream);
-  SY_CUDNN_RESOLVE(cudnnCreateTensorDescriptor);
-  SY_CUDNN_RESOLVE(cudnnDestroyTensorDescriptor);
-  SY_CUDNN_RESOLVE(cudnnSetTensorNdDescriptor);
-  SY_CUDNN_RESOLVE(cudnnCreateFilterDescriptor);
-  SY_CUDNN_RESOLVE(cudnnDestroyFilterDescriptor);
-  SY_CUDNN_RESOLVE(cudnnSetFilter4dDescriptor);
-  SY_CUDNN_RESOLVE(cudnnCreateConvolutionDescriptor);
-  SY_CUDNN_RESOLVE(cudnnDestroyConvolutionDescriptor);
-  SY_CUDNN_RESOLVE(cudnnSetConvolution2dDescriptor);
-  SY_CUDNN_RESOLVE(cudnnSetConvolutionGroupCount);
-  SY_CUDNN_RESOLVE(cudnnSetConvolutionMathType);
-  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardAlgorithmMaxCount);
-  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardAlgorithm_v7);
-  SY_CUDNN_RESOLVE(cudnnFindConvolutionForwardAlgorithmEx);
-  SY_CUDNN_RESOLVE(cudnnGetConvolutionForwardWorkspaceSize);
-  SY_CUDNN_RESOLVE(cudnnConvolutionForward);
-  SY_CUDNN_RESOLVE(cudnnAddTensor);
-  SY_CUDNN_RESOLVE(cudnnSetTensor);
+  SY_CUDNN_RESOLVE(cudnnBackendCreateDescriptor);
+  SY_CUDNN_RESOLVE(cudnnBackendDestroyDescriptor);
+  SY_CUDNN_RESOLVE(cudnnBackendSetAttribute);
+  SY_CUDNN_RESOLVE(cudnnBackendGetAttribute);
+  SY_CUDNN_RESOLVE(cudnnBackendFinalize);
+  SY_CUDNN_RESOLVE(cudnnBackendExecute);
 #undef SY_CUDNN_RESOLVE
+  lib.cudnnGetLastErrorString = reinterpret_cast<decltype(lib.cudnnGetLastErrorString)>(
+      dlsym(handle, "cudnnGetLastErrorString"));
   if (lib.cudnnGetVersion != nullptr) lib.version = lib.cudnnGetVersion();
   if (lib.version != 0 && lib.version < kMinCudnnVersion) {
     out.why_not = StrCat("cuDNN ", CudnnVersionString(lib.version), " (", path,
@@ -84,10 +74,12 @@ Loaded LoadOnce() {
   return out;
 }
 
-// Free handles per device. Never destroyed (see the file comment).
+// One handle per device, created on first use and never destroyed (see
+// the file comment), each with its lock.
+constexpr int kMaxDevices = 64;
 struct Pool {
-  std::mutex mu;
-  std::map<int, std::vector<cudnnHandle_t>> free;
+  std::mutex mu[kMaxDevices];
+  cudnnHandle_t handle[kMaxDevices] = {};
 };
 
 Pool& ThePool() {
@@ -111,16 +103,17 @@ const CudnnLibrary* CudnnLibrary::Get(std::string* why_not) {
   return &loaded.lib;
 }
 
-sy_error_t* CudnnError(const CudnnLibrary& lib, cudnnStatus_t status,
-                       std::string_view op, std::string_view what) {
-  if (status == CUDNN_STATUS_SUCCESS) return nullptr;
+std::string CudnnErrorText(const CudnnLibrary& lib, cudnnStatus_t status,
+                           std::string_view op, std::string_view what,
+                           sy_status_code_t* out_code) {
   sy_status_code_t code = SY_STATUS_INTERNAL;
-  std::string_view advice = "report it with the shapes and dtypes";
+  std::string advice = "report it with the shapes and dtypes";
   // cuDNN 9 statuses carry sub-codes; the category is the thousands.
   const int category = static_cast<int>(status) / 1000 * 1000;
   if (category == CUDNN_STATUS_NOT_SUPPORTED) {
     code = SY_STATUS_UNIMPLEMENTED;
-    advice = "cuDNN cannot run this configuration; run conv2d on cpu";
+    advice = StrCat("cuDNN cannot run this configuration; run ", op,
+                    " on cpu");
   } else if (category == CUDNN_STATUS_BAD_PARAM) {
     code = SY_STATUS_INVALID_ARGUMENT;
     advice = "check the shapes, strides and attributes";
@@ -129,35 +122,48 @@ sy_error_t* CudnnError(const CudnnLibrary& lib, cudnnStatus_t status,
     code = SY_STATUS_RESOURCE_EXHAUSTED;
     advice = "free device memory or use a smaller batch";
   }
-  return MakeError(code, StrCat("cuda plugin: ", op, ": ", what, " (cuDNN: ",
-                                lib.cudnnGetErrorString(status), "); ", advice));
+  std::string detail;
+  if (lib.cudnnGetLastErrorString != nullptr) {
+    char text[512] = {};
+    lib.cudnnGetLastErrorString(text, sizeof text);
+    if (text[0] != '\0') detail = StrCat("; ", text);
+  }
+  if (out_code != nullptr) *out_code = code;
+  return StrCat("cuda plugin: ", op, ": ", what, " (cuDNN: ",
+                lib.cudnnGetErrorString(status), detail, "); ", advice);
+}
+
+sy_error_t* CudnnError(const CudnnLibrary& lib, cudnnStatus_t status,
+                       std::string_view op, std::string_view what) {
+  if (status == CUDNN_STATUS_SUCCESS) return nullptr;
+  sy_status_code_t code = SY_STATUS_INTERNAL;
+  const std::string text = CudnnErrorText(lib, status, op, what, &code);
+  return MakeError(code, text);
 }
 
 CudnnHandleLease::~CudnnHandleLease() {
-  if (handle_ == nullptr) return;
-  std::lock_guard<std::mutex> lock(ThePool().mu);
-  ThePool().free[device_].push_back(handle_);
+  if (mu_ != nullptr) mu_->unlock();
 }
 
 sy_error_t* CudnnHandleLease::Acquire(const CudnnLibrary& lib,
                                       const gpu::Stream& stream,
                                       std::string_view op) {
-  device_ = stream.device;
-  {
-    std::lock_guard<std::mutex> lock(ThePool().mu);
-    std::vector<cudnnHandle_t>& list = ThePool().free[device_];
-    if (!list.empty()) {
-      handle_ = list.back();
-      list.pop_back();
-    }
+  const int device = stream.device;
+  if (device < 0 || device >= kMaxDevices) {
+    return MakeError(SY_STATUS_UNIMPLEMENTED,
+                     StrCat("cuda plugin: ", op, ": device ", device,
+                            " is beyond the ", kMaxDevices,
+                            " devices the cuDNN kernels support"));
   }
-  if (handle_ == nullptr) {
+  mu_ = &ThePool().mu[device];
+  mu_->lock();
+  cudnnHandle_t& h = ThePool().handle[device];
+  if (h == nullptr) {
     // The stream's device is current (BeginCall): the handle belongs to it.
-    cudnnHandle_t h = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(
         CudnnError(lib, lib.cudnnCreate(&h), op, "cudnnCreate failed"));
-    handle_ = h;
   }
+  handle_ = h;
   return CudnnError(lib, lib.cudnnSetStream(handle_, stream.stream), op,
                     "cudnnSetStream failed");
 }

@@ -5,20 +5,22 @@
 // CudnnLibrary::Get() dlopens the library once per process
 // (RTLD_NOW | RTLD_LOCAL; "libcudnn.so.9", or the file named by the
 // environment variable SWITCHYARD_CUDNN_LIBRARY, read with secure_getenv)
-// and resolves the legacy-API functions below with dlsym, typed from
+// and resolves the graph-API functions below with dlsym, typed from
 // cudnn.h (headers only at build time). The library is never closed.
 //
 // Thread safety: Get() is safe from any thread (a function-local static).
-// cuDNN handles are not safe to share between threads that call at the same
-// time (cudnnSetStream + launch), so CudnnHandleLease takes a handle of the
-// stream's device out of a mutex-guarded free list for the length of one
-// call and returns it after; handles are created on demand (at most one per
-// concurrently calling thread and device) and kept until the process exits.
+// Execution plans are built for one handle per device, and a handle is not
+// safe to share between threads that call at the same time (cudnnSetStream
+// + execute), so CudnnHandleLease holds the device's one handle, under its
+// mutex, for the length of one call; handles are created on first use and
+// kept until the process exits. Calls on one device share its one stream
+// anyway, so the lock serializes only host work.
 #ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_CUDNN_LIBRARY_H_
 #define SWITCHYARD_PLUGINS_CUDA_KERNELS_CUDNN_LIBRARY_H_
 
 #include <cudnn.h>
 
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -37,24 +39,15 @@ struct CudnnLibrary {
   SY_CUDNN_FN(cudnnCreate);
   SY_CUDNN_FN(cudnnDestroy);
   SY_CUDNN_FN(cudnnSetStream);
-  SY_CUDNN_FN(cudnnCreateTensorDescriptor);
-  SY_CUDNN_FN(cudnnDestroyTensorDescriptor);
-  SY_CUDNN_FN(cudnnSetTensorNdDescriptor);
-  SY_CUDNN_FN(cudnnCreateFilterDescriptor);
-  SY_CUDNN_FN(cudnnDestroyFilterDescriptor);
-  SY_CUDNN_FN(cudnnSetFilter4dDescriptor);
-  SY_CUDNN_FN(cudnnCreateConvolutionDescriptor);
-  SY_CUDNN_FN(cudnnDestroyConvolutionDescriptor);
-  SY_CUDNN_FN(cudnnSetConvolution2dDescriptor);
-  SY_CUDNN_FN(cudnnSetConvolutionGroupCount);
-  SY_CUDNN_FN(cudnnSetConvolutionMathType);
-  SY_CUDNN_FN(cudnnGetConvolutionForwardAlgorithmMaxCount);
-  SY_CUDNN_FN(cudnnGetConvolutionForwardAlgorithm_v7);
-  SY_CUDNN_FN(cudnnFindConvolutionForwardAlgorithmEx);
-  SY_CUDNN_FN(cudnnGetConvolutionForwardWorkspaceSize);
-  SY_CUDNN_FN(cudnnConvolutionForward);
-  SY_CUDNN_FN(cudnnAddTensor);
-  SY_CUDNN_FN(cudnnSetTensor);
+  // The graph (backend) API: conv2d and attention (cudnn_graph.h).
+  SY_CUDNN_FN(cudnnBackendCreateDescriptor);
+  SY_CUDNN_FN(cudnnBackendDestroyDescriptor);
+  SY_CUDNN_FN(cudnnBackendSetAttribute);
+  SY_CUDNN_FN(cudnnBackendGetAttribute);
+  SY_CUDNN_FN(cudnnBackendFinalize);
+  SY_CUDNN_FN(cudnnBackendExecute);
+  // Optional (NULL when absent): the last error's details, for messages.
+  SY_CUDNN_FN(cudnnGetLastErrorString);
 #undef SY_CUDNN_FN
   size_t version = 0;   // cudnnGetVersion(), e.g. 91900
   std::string path;     // what was dlopened
@@ -74,9 +67,14 @@ std::string CudnnVersionString(size_t version);
 // RESOURCE_EXHAUSTED, anything else INTERNAL.
 sy_error_t* CudnnError(const CudnnLibrary& lib, cudnnStatus_t status,
                        std::string_view op, std::string_view what);
+// The same message as text (for failures kept in a cache, which cannot keep
+// an error object), with its code in *out_code (may be NULL).
+std::string CudnnErrorText(const CudnnLibrary& lib, cudnnStatus_t status,
+                           std::string_view op, std::string_view what,
+                           sy_status_code_t* out_code);
 
-// A cuDNN handle of `stream`'s device, bound to its stream, held for the
-// length of one kernel call (see the thread-safety note above).
+// The cuDNN handle of `stream`'s device, bound to its stream, held (with
+// the device's lock) for the length of one kernel call.
 class CudnnHandleLease {
  public:
   CudnnHandleLease() = default;
@@ -89,7 +87,7 @@ class CudnnHandleLease {
   cudnnHandle_t get() const { return handle_; }
 
  private:
-  int device_ = -1;
+  std::mutex* mu_ = nullptr;
   cudnnHandle_t handle_ = nullptr;
 };
 

@@ -105,6 +105,7 @@ uint32_t AlignmentOf(const void* p, size_t elem) {
 cudaDataType_t DataType(sy_dtype_t dtype) {
   return dtype == SY_DTYPE_F16    ? CUDA_R_16F
          : dtype == SY_DTYPE_BF16 ? CUDA_R_16BF
+         : dtype == SY_DTYPE_F64  ? CUDA_R_64F
                                   : CUDA_R_32F;
 }
 
@@ -159,9 +160,14 @@ cublasStatus_t SetPref(cublasLtMatmulPreference_t p,
 sy_error_t* MakeDescriptors(const LtProblem& lp, const void* bias,
                             Descriptors& d, std::string_view op) {
   const auto type = static_cast<cudaDataType_t>(lp.type);
+  // f64 in full double precision (alpha and beta doubles too); everything
+  // else accumulates in f32 (Note [GEMM mapping]).
+  const bool f64 = type == CUDA_R_64F;
   SY_PLUGIN_RETURN_IF_ERROR(LtError(
-      cublasLtMatmulDescCreate(&d.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), op,
-      "creating the matmul descriptor failed"));
+      cublasLtMatmulDescCreate(&d.desc,
+                               f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+                               f64 ? CUDA_R_64F : CUDA_R_32F),
+      op, "creating the matmul descriptor failed"));
   SY_PLUGIN_RETURN_IF_ERROR(LtError(
       SetDesc(d.desc, CUBLASLT_MATMUL_DESC_TRANSA,
               static_cast<cublasOperation_t>(lp.trans_a)), op, "TRANSA"));
@@ -276,11 +282,9 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
   const bool has_bias =
       p.epilogue == GemmEpilogue::kBias || p.epilogue == GemmEpilogue::kGeluBias;
   if (k == 0) {
-    if (has_bias || p.epilogue == GemmEpilogue::kGelu) {
-      return MakeError(SY_STATUS_UNIMPLEMENTED,
-                       StrCat("cuda plugin: ", op, ": an inner dimension of 0 "
-                              "with a bias or GELU epilogue has no CUDA kernel; "
-                              "run it on the cpu device"));
+    // The product is zero: the output is the epilogue of zero (gelu(0) = 0).
+    if (has_bias) {
+      return BiasOutput(stream, p, p.epilogue == GemmEpilogue::kGeluBias, op);
     }
     return ZeroOutput(stream, p, op);
   }
@@ -384,7 +388,11 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
         StrCat("cuda plugin: ", op), "allocating the GEMM workspace failed"));
     temps.buffers.push_back(workspace);
   }
-  const float alpha = 1.0f, beta = 0.0f;
+  const float alpha_f = 1.0f, beta_f = 0.0f;
+  const double alpha_d = 1.0, beta_d = 0.0;
+  const bool f64 = p.dtype == SY_DTYPE_F64;
+  const void* alpha = f64 ? static_cast<const void*>(&alpha_d) : &alpha_f;
+  const void* beta = f64 ? static_cast<const void*>(&beta_d) : &beta_f;
   // Outer batch dims that did not merge: one cuBLASLt call each.
   int64_t outer = 1;
   for (int dd = 0; dd < inner; ++dd) outer *= p.batch_shape[dd];
@@ -400,7 +408,7 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
     const char* b = static_cast<const char*>(p.b.data) + off[1] * elem;
     char* c = static_cast<char*>(p.c.data) + off[2] * elem;
     SY_PLUGIN_RETURN_IF_ERROR(LtError(
-        cublasLtMatmul(handle, d.desc, &alpha, b, d.a, a, d.b, &beta, c, d.c,
+        cublasLtMatmul(handle, d.desc, alpha, b, d.a, a, d.b, beta, c, d.c,
                        c, d.c, &algo.algo, workspace, algo.workspaceSize,
                        stream.stream),
         op, "cublasLtMatmul failed"));

@@ -13,8 +13,9 @@
 // looped on the host.
 //
 // Precision: f32 computes in full FP32 (CUBLAS_COMPUTE_32F, no TF32: the
-// core op set's f32 tolerance is 1e-5); f16 and bf16 use tensor cores with
-// f32 accumulation.
+// core op set's f32 tolerance is 1e-5); f64 in full FP64
+// (CUBLAS_COMPUTE_64F); f16 and bf16 use tensor cores with f32
+// accumulation. Integer matmul is the plugin's own kernel (RunIntGemm).
 //
 // Note [GEMM variants]: cuBLASLt's heuristic ranks algorithms per problem,
 // so a kernel's variants cannot name algorithms up front. Variant k means
@@ -41,6 +42,11 @@ inline constexpr int kGemmVariants = 4;
 sy_error_t* RunGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
                     int variant, std::string_view op);
 
+// Runs an integer `p` (i32 i64 i8 u8, no epilogue) with the plugin's own
+// tiled kernel (gemm_int.cu): products wrap modulo 2^bits, as NumPy's.
+sy_error_t* RunIntGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
+                       std::string_view op);
+
 // ---- Helpers in gemm_support.cu (they launch kernels) -------------------
 
 // Copies the strided matrix `m` (batch dims as in the problem, for operand
@@ -49,6 +55,11 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
 // strides to point at it.
 sy_error_t* DensifyOperand(const gpu::Stream& stream, gpu::GemmProblem& p,
                            int which, void** out_buffer, std::string_view op);
+// Writes the bias (gelu(bias) with `gelu`, the tanh form as cuBLASLt's
+// epilogue) into every row of the M×N output of every batch: a product
+// with K = 0 and a bias epilogue.
+sy_error_t* BiasOutput(const gpu::Stream& stream, const gpu::GemmProblem& p,
+                       bool gelu, std::string_view op);
 // Writes zeros into the M×N output of every batch (for K = 0).
 sy_error_t* ZeroOutput(const gpu::Stream& stream, const gpu::GemmProblem& p,
                        std::string_view op);

@@ -1,5 +1,6 @@
 // The kernels gemm.cc needs around cuBLASLt: densifying an operand that
-// has no unit stride, zeroing an output when K = 0, densifying a bias.
+// has no unit stride, the output when K = 0 (zeros, or the bias and its
+// GELU), densifying a bias.
 #include "cuda_device.h"
 #include "cuda_util.h"
 #include "kernels/gemm.h"
@@ -39,10 +40,11 @@ template <class F>
 sy_error_t* WithStorage(sy_dtype_t dtype, std::string_view op, F&& f) {
   switch (dtype) {
     case SY_DTYPE_F32: return f(float{});
+    case SY_DTYPE_F64: return f(double{});
     case SY_DTYPE_F16: return f(gpu::half{});
     case SY_DTYPE_BF16: return f(gpu::bfloat16{});
     default:
-      return OpError(op, "GEMM operands must be f32, f16 or bf16");
+      return OpError(op, "GEMM operands must be f32, f64, f16 or bf16");
   }
 }
 
@@ -105,6 +107,42 @@ sy_error_t* ZeroOutput(const gpu::Stream& stream, const GemmProblem& p,
   return WithStorage(p.dtype, op, [&](auto s) {
     using S = decltype(s);
     return LaunchElementwise<S>(Zero{}, stream, out, {}, op);
+  });
+}
+
+namespace {
+// cuBLASLt's GELU epilogue is the tanh form; K = 0 must match it.
+struct GeluTanh {
+  template <class T>
+  __device__ __forceinline__ T operator()(T x) const {
+    const T inner = T(0.79788456080286536) * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + gpu::math::Tanh(inner));
+  }
+};
+}  // namespace
+
+sy_error_t* BiasOutput(const gpu::Stream& stream, const GemmProblem& p, bool gelu,
+                       std::string_view op) {
+  const int nd = p.batch_ndim + 2;
+  int64_t shape[SY_MAX_RANK + 2];
+  int64_t strides[SY_MAX_RANK + 2];
+  int64_t bias_strides[SY_MAX_RANK + 2] = {};
+  for (int d = 0; d < p.batch_ndim; ++d) {
+    shape[d] = p.batch_shape[d];
+    strides[d] = p.batch_stride[2][d];
+  }
+  shape[nd - 2] = p.c.rows;
+  shape[nd - 1] = p.c.cols;
+  strides[nd - 2] = p.c.rs;
+  strides[nd - 1] = p.c.cs;
+  bias_strides[nd - 1] = p.bias_stride;  // the bias broadcast over the rest
+  const sy_tensor_view_t out = View(p.c.data, nd, shape, strides, stream.device);
+  const sy_tensor_view_t bias =
+      View(const_cast<void*>(p.bias), nd, shape, bias_strides, stream.device);
+  return WithStorage(p.dtype, op, [&](auto s) {
+    using S = decltype(s);
+    return gelu ? LaunchElementwise<S, S>(GeluTanh{}, stream, out, {&bias}, op)
+                : LaunchElementwise<S, S>(Identity{}, stream, out, {&bias}, op);
   });
 }
 

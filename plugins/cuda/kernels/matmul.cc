@@ -1,7 +1,7 @@
 // matmul, linear and cuda::linear_gelu kernels: shapes and strides into a
 // GemmProblem (the SDK's switchyard/gpu/gemm_problem.h), then RunGemm
 // (gemm.h). Registered with kGemmVariants variants each (Note [GEMM
-// variants]).
+// variants]); f64 matmul too; integer matmul (RunIntGemm) has none.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -66,6 +66,16 @@ sy_error_t* MatmulKernel(const sy_kernel_call_t* call) {
 }
 
 template <sy_dtype_t D>
+sy_error_t* IntMatmulKernel(const sy_kernel_call_t* call) {
+  return plugin::Guard("cuda plugin: matmul", [&]() -> sy_error_t* {
+    gpu::Stream* stream = nullptr;
+    GemmProblem p;
+    SY_PLUGIN_RETURN_IF_ERROR(gpu::BeginMatmul(call, D, &stream, &p));
+    return RunIntGemm(*stream, p, "matmul");
+  });
+}
+
+template <sy_dtype_t D>
 sy_error_t* LinearKernel(const sy_kernel_call_t* call) {
   return plugin::Guard("cuda plugin: linear", [&] {
     return LinearImpl(call, D, "linear", GemmEpilogue::kNone);
@@ -101,7 +111,7 @@ const Variants& GemmVariants() {
 
 sy_error_t* Register(const sy_host_api_t* host, sy_host_context_t* context,
                      const char* op, std::vector<sy_dtype_t> dtypes,
-                     sy_kernel_fn fn) {
+                     sy_kernel_fn fn, bool variants = true) {
   std::string name = op;
   for (sy_dtype_t d : dtypes) name += StrCat(".", plugin::DtypeName(d));
   sy_kernel_desc_t desc{};
@@ -113,8 +123,8 @@ sy_error_t* Register(const sy_host_api_t* host, sy_host_context_t* context,
   desc.num_dtypes = static_cast<int32_t>(dtypes.size());
   desc.priority = gpu::ThisTarget().priority;
   desc.fn = fn;
-  desc.variants = GemmVariants().variants;
-  desc.num_variants = kGemmVariants;
+  desc.variants = variants ? GemmVariants().variants : nullptr;
+  desc.num_variants = variants ? kGemmVariants : 0;
   return host->register_kernel(context, &desc);
 }
 
@@ -141,7 +151,24 @@ sy_error_t* RegisterGemmKernels(const sy_host_api_t* host,
                                 sy_host_context_t* context) {
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_F32>(host, context, false));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_F16>(host, context, false));
-  return RegisterFor<SY_DTYPE_BF16>(host, context, false);
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_BF16>(host, context, false));
+  // f64: matmul through cuBLASLt in FP64; linear decomposes onto it (the
+  // bias epilogue is not promised for FP64).
+  SY_PLUGIN_RETURN_IF_ERROR(Register(host, context, "matmul",
+                                     {SY_DTYPE_F64, SY_DTYPE_F64},
+                                     MatmulKernel<SY_DTYPE_F64>));
+  // Integers: the plugin's own wrapping GEMM, no variants.
+  SY_PLUGIN_RETURN_IF_ERROR(Register(host, context, "matmul",
+                                     {SY_DTYPE_I32, SY_DTYPE_I32},
+                                     IntMatmulKernel<SY_DTYPE_I32>, false));
+  SY_PLUGIN_RETURN_IF_ERROR(Register(host, context, "matmul",
+                                     {SY_DTYPE_I64, SY_DTYPE_I64},
+                                     IntMatmulKernel<SY_DTYPE_I64>, false));
+  SY_PLUGIN_RETURN_IF_ERROR(Register(host, context, "matmul",
+                                     {SY_DTYPE_I8, SY_DTYPE_I8},
+                                     IntMatmulKernel<SY_DTYPE_I8>, false));
+  return Register(host, context, "matmul", {SY_DTYPE_U8, SY_DTYPE_U8},
+                  IntMatmulKernel<SY_DTYPE_U8>, false);
 }
 
 sy_error_t* RegisterLinearGeluKernels(const sy_host_api_t* host,

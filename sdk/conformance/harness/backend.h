@@ -1,11 +1,10 @@
 // The backend under test: the one interface through which the harness
 // reaches a device. Everything else in the harness is host code.
 //
-// Implementations: RuntimeBackend (runtime_backend.h) drives sy::core::Runtime on
-// a device spec such as "cpu" or "cuda:0"; the SDK's conformance kit can
-// drive a plugin through the public C API by implementing the same five
-// calls. The interface therefore speaks only standard C++ and the ABI's
-// status codes, never dispatcher types.
+// Implementations: RuntimeBackend (runtime_backend.h) drives a device spec
+// such as "cpu" or "cuda:0" through the public C++ API (switchyard.hpp);
+// switchyard-conformance wraps it to judge one plugin. The interface speaks
+// only standard C++ and the ABI's status codes, never dispatcher types.
 //
 // Thread-safety: the harness calls a backend from one thread at a time.
 #ifndef SWITCHYARD_SDK_CONFORMANCE_HARNESS_BACKEND_H_
@@ -59,7 +58,7 @@ class Result {
   std::optional<T> value_;
 };
 
-// An op attribute as the harness states it. Unlike sy::core::Attr it owns its
+// An op attribute as the harness states it. Unlike sy::Attr it owns its
 // list and string, so cases can be built once and called many times.
 struct AttrValue {
   enum class Kind { kNone, kInt, kFloat, kBool, kInts, kString, kDtype };
@@ -134,6 +133,26 @@ class BackendUnderTest {
                               std::span<const AttrValue> attrs,
                               std::span<const int32_t> list_sizes) {
     return "";
+  }
+
+  // The call on one named kernel ("plugin::name") instead of the resolution
+  // order — how switchyard-conformance runs a plugin's kernel that would
+  // not be chosen. UNIMPLEMENTED where the backend cannot name kernels.
+  virtual Result<std::vector<DeviceTensor>> CallKernel(
+      std::string_view op, std::span<const DeviceTensor> inputs,
+      std::span<const AttrValue> attrs, std::span<const int32_t> list_sizes,
+      const std::string& kernel) {
+    return Status::Error(SY_STATUS_UNIMPLEMENTED, "this backend cannot run a named kernel");
+  }
+  // Explain for such a call: "kernel p::name (requested)", or the error it
+  // would return (a kernel that does not serve these dtypes, or declines
+  // them).
+  virtual Result<std::string> ExplainKernel(std::string_view op,
+                                            std::span<const DeviceTensor> inputs,
+                                            std::span<const AttrValue> attrs,
+                                            std::span<const int32_t> list_sizes,
+                                            const std::string& kernel) {
+    return Status::Error(SY_STATUS_UNIMPLEMENTED, "this backend cannot run a named kernel");
   }
 };
 

@@ -1,6 +1,7 @@
 // Specs of scaled_dot_product_attention: no mask, causal (also with
 // Lq != Lk), bool and floating masks that broadcast, an explicit scale,
-// broadcast batch dims, rank-2 operands.
+// broadcast batch dims, rank-2 operands, odd sequence lengths, head dims
+// up to 256 (what fused kernels tile: 40, 96, 256), a zero-size batch.
 #include "sdk/conformance/harness/dtypes.h"
 #include "sdk/conformance/harness/op_specs.h"
 #include "sdk/conformance/harness/references.h"
@@ -55,6 +56,19 @@ OpTest AttentionTest(sy_dtype_t dtype) {
     list.push_back(make("large, causal", {4, 64, 32}, {4, 64, 32}, {4, 64, 32}));
     list.back().causal = true;
     list.back().layouts = LayoutPlan::kDenseStrided;
+    list.push_back(make("odd lengths, causal", {2, 13, 16}, {2, 29, 16}, {2, 29, 16}));
+    list.back().causal = true;
+    list.push_back(make("head dim 40, float mask [13, 21]", {2, 13, 40}, {2, 21, 40},
+                        {2, 21, 40}));
+    list.back().mask = AttentionCase::kFloatMask;
+    list.back().mask_shape = {13, 21};
+    list.push_back(make("head dim 96, bool mask [2, 1, 7]", {2, 3, 9, 96}, {2, 3, 7, 96},
+                        {2, 3, 7, 96}));
+    list.back().mask = AttentionCase::kBoolMask;
+    list.back().mask_shape = {2, 1, 1, 7};
+    list.push_back(make("head dim 256", {1, 5, 256}, {1, 7, 256}, {1, 7, 256}));
+    list.back().layouts = LayoutPlan::kDenseStrided;
+    list.push_back(make("zero-size batch", {0, 4, 16}, {0, 6, 16}, {0, 6, 16}));
     std::vector<OpCase> cases;
     for (const AttentionCase& c : list) {
       InputSpec mask = InputSpec::None();

@@ -1,59 +1,67 @@
+// RuntimeBackend over the public C++ API (switchyard.hpp): the harness
+// drives a device exactly as an application does, through libswitchyard.so.
 #include "sdk/conformance/harness/runtime_backend.h"
 
 #include <map>
 #include <utility>
 
-#include "absl/status/statusor.h"
-#include "dispatcher/dispatch/attr.h"
-#include "dispatcher/runtime/runtime.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::op_harness {
-using namespace ::sy::core;  // NOLINT: this backend drives the core directly
 namespace {
 
-Status FromAbsl(const absl::Status& status) {
-  // sy_status_code_t is numerically absl::StatusCode (common.h).
-  return Status::Error(static_cast<sy_status_code_t>(status.code()),
-                       std::string(status.message()));
+// The C function a message came through is noise to the harness's reader
+// ("sy_op_call_ex: add.Tensor: …" → "add.Tensor: …").
+std::string Unprefixed(const std::string& message) {
+  const size_t colon = message.find(": ");
+  if (message.rfind("sy_", 0) == 0 && colon != std::string::npos &&
+      message.find(' ') > colon) {
+    return message.substr(colon + 2);
+  }
+  return message;
 }
 
-class RuntimeTensor : public BackendTensor {
+Status FromApi(const sy::Status& status) {
+  return Status::Error(status.code(), Unprefixed(status.message()));
+}
+
+class ApiTensor : public BackendTensor {
  public:
-  explicit RuntimeTensor(Tensor tensor) : tensor_(std::move(tensor)) {}
-  const Tensor& tensor() const { return tensor_; }
+  explicit ApiTensor(sy::Tensor tensor) : tensor_(std::move(tensor)) {}
+  const sy::Tensor& tensor() const { return tensor_; }
 
  private:
-  Tensor tensor_;
+  sy::Tensor tensor_;
 };
 
-const Tensor& Unwrap(const DeviceTensor& t) {
-  static const Tensor kUndefined;
+const sy::Tensor& Unwrap(const DeviceTensor& t) {
+  static const sy::Tensor kUndefined;
   if (t == nullptr) return kUndefined;
-  return static_cast<const RuntimeTensor&>(*t).tensor();
+  return static_cast<const ApiTensor&>(*t).tensor();
 }
 
-std::vector<Tensor> UnwrapAll(std::span<const DeviceTensor> inputs) {
-  std::vector<Tensor> out;
+std::vector<sy::Tensor> UnwrapAll(std::span<const DeviceTensor> inputs) {
+  std::vector<sy::Tensor> out;
   out.reserve(inputs.size());
   for (const DeviceTensor& t : inputs) out.push_back(Unwrap(t));
   return out;
 }
 
-// sy::core::Attr borrows lists and strings; `attrs` outlives the call.
-std::vector<Attr> ToAttrs(std::span<const AttrValue> attrs) {
-  std::vector<Attr> out;
+// sy::Attr borrows lists and strings; `attrs` outlives the call.
+std::vector<sy::Attr> ToAttrs(std::span<const AttrValue> attrs) {
+  std::vector<sy::Attr> out;
   out.reserve(attrs.size());
   for (const AttrValue& a : attrs) {
     switch (a.kind) {
-      case AttrValue::Kind::kNone: out.emplace_back(); break;
+      case AttrValue::Kind::kNone: out.push_back(sy::Attr::None()); break;
       case AttrValue::Kind::kInt: out.emplace_back(a.i); break;
       case AttrValue::Kind::kFloat: out.emplace_back(a.f); break;
       case AttrValue::Kind::kBool: out.emplace_back(a.b); break;
       case AttrValue::Kind::kInts:
-        out.emplace_back(absl::Span<const int64_t>(a.ints.data(), a.ints.size()));
+        out.emplace_back(std::span<const int64_t>(a.ints.data(), a.ints.size()));
         break;
       case AttrValue::Kind::kString: out.emplace_back(a.str); break;
-      case AttrValue::Kind::kDtype: out.push_back(Attr::DType(a.dtype)); break;
+      case AttrValue::Kind::kDtype: out.push_back(sy::Attr::DType(a.dtype)); break;
     }
   }
   return out;
@@ -61,121 +69,146 @@ std::vector<Attr> ToAttrs(std::span<const AttrValue> attrs) {
 
 class RuntimeBackend : public BackendUnderTest {
  public:
-  // `owned` may be null when the caller keeps the runtime.
-  RuntimeBackend(std::unique_ptr<Runtime> owned, Runtime* runtime, Device* device)
-      : owned_(std::move(owned)), runtime_(runtime), device_(device) {}
+  // `owned` may be empty when the caller keeps the context.
+  RuntimeBackend(sy::Context owned, const sy::Context* context, sy::Device device)
+      : owned_(std::move(owned)),
+        context_(context != nullptr ? context : &owned_),
+        device_(device),
+        label_(device.label()) {}
 
-  std::string DeviceLabel() const override { return device_->label(); }
+  std::string DeviceLabel() const override { return label_; }
 
   Result<DeviceTensor> Upload(const RefTensor& host) override {
     const std::vector<uint8_t> bytes = ToBytes(host);
-    absl::StatusOr<Tensor> t = runtime_->FromHost(
-        *device_, host.dtype, host.shape, bytes.data(), bytes.size());
-    if (!t.ok()) return FromAbsl(t.status());
-    return DeviceTensor(std::make_shared<RuntimeTensor>(*std::move(t)));
+    sy::Result<sy::Tensor> t = sy::Tensor::FromHost(
+        device_, host.dtype, std::span<const int64_t>(host.shape.data(), host.shape.size()),
+        bytes.data(), bytes.size());
+    if (!t.ok()) return FromApi(t.status());
+    return DeviceTensor(std::make_shared<ApiTensor>(*std::move(t)));
   }
 
   Result<RefTensor> Download(const DeviceTensor& tensor) override {
-    const Tensor& t = Unwrap(tensor);
-    if (!t.defined()) {
-      return Status::Error(SY_STATUS_INVALID_ARGUMENT,
-                           "Download: the tensor is undefined");
+    const sy::Tensor& t = Unwrap(tensor);
+    if (!t) {
+      return Status::Error(SY_STATUS_INVALID_ARGUMENT, "Download: the tensor is undefined");
     }
     std::vector<uint8_t> bytes(t.nbytes());
-    absl::Status status = runtime_->ToHost(t, bytes.data(), bytes.size());
-    if (!status.ok()) return FromAbsl(status);
-    return FromBytes(t.dtype(), Shape(t.shape().begin(), t.shape().end()),
-                     bytes);
+    if (sy::Status s = t.ToHost(bytes.data(), bytes.size()); !s.ok()) return FromApi(s);
+    const std::vector<int64_t> shape = t.shape();
+    return FromBytes(t.dtype(), Shape(shape.begin(), shape.end()), bytes);
   }
 
+  // The C API takes a Tensor[] argument's length from the number of
+  // inputs, which the harness makes agree with list_sizes.
   Result<std::vector<DeviceTensor>> Call(std::string_view op,
                                          std::span<const DeviceTensor> inputs,
                                          std::span<const AttrValue> attrs,
-                                         std::span<const int32_t> list_sizes,
+                                         std::span<const int32_t> /*list_sizes*/,
                                          CallMode mode) override {
-    Result<OpHandle> handle = Find(op);
-    if (!handle.ok()) return handle.status();
-    const std::vector<Tensor> tensors = UnwrapAll(inputs);
-    const std::vector<Attr> converted = ToAttrs(attrs);
-    const absl::Span<const int32_t> sizes(list_sizes.data(), list_sizes.size());
-    absl::StatusOr<std::vector<Tensor>> out =
-        mode == CallMode::kDecomposed
-            ? runtime_->CallDecomposed(*handle, tensors, converted, sizes)
-            : runtime_->Call(*handle, tensors, converted, sizes);
-    if (!out.ok()) return FromAbsl(out.status());
-    std::vector<DeviceTensor> results;
-    for (Tensor& t : *out) {
-      results.push_back(std::make_shared<RuntimeTensor>(std::move(t)));
-    }
-    return results;
+    return Run(op, inputs, attrs,
+               mode == CallMode::kDecomposed ? sy::Route::Decomposition() : sy::Route());
   }
 
   std::string Explain(std::string_view op, std::span<const DeviceTensor> inputs,
                       std::span<const AttrValue> attrs,
-                      std::span<const int32_t> list_sizes) override {
-    Result<OpHandle> handle = Find(op);
-    if (!handle.ok()) return "";
-    const std::vector<Tensor> tensors = UnwrapAll(inputs);
-    const std::vector<Attr> converted = ToAttrs(attrs);
-    absl::StatusOr<std::string> how = runtime_->Explain(
-        *handle, tensors, converted,
-        absl::Span<const int32_t>(list_sizes.data(), list_sizes.size()));
-    return how.ok() ? *how : std::string(how.status().message());
+                      std::span<const int32_t> /*list_sizes*/) override {
+    Result<std::string> how = Describe(op, inputs, attrs, sy::Route());
+    return how.ok() ? *how : how.status().message;
+  }
+
+  Result<std::vector<DeviceTensor>> CallKernel(std::string_view op,
+                                               std::span<const DeviceTensor> inputs,
+                                               std::span<const AttrValue> attrs,
+                                               std::span<const int32_t> /*list_sizes*/,
+                                               const std::string& kernel) override {
+    return Run(op, inputs, attrs, sy::Route::Kernel(kernel));
+  }
+
+  Result<std::string> ExplainKernel(std::string_view op,
+                                    std::span<const DeviceTensor> inputs,
+                                    std::span<const AttrValue> attrs,
+                                    std::span<const int32_t> /*list_sizes*/,
+                                    const std::string& kernel) override {
+    return Describe(op, inputs, attrs, sy::Route::Kernel(kernel));
   }
 
  private:
-  Result<OpHandle> Find(std::string_view op) {
+  Result<std::vector<DeviceTensor>> Run(std::string_view op,
+                                       std::span<const DeviceTensor> inputs,
+                                       std::span<const AttrValue> attrs,
+                                       const sy::Route& route) {
+    Result<sy::Op> handle = Find(op);
+    if (!handle.ok()) return handle.status();
+    const std::vector<sy::Tensor> tensors = UnwrapAll(inputs);
+    const std::vector<sy::Attr> converted = ToAttrs(attrs);
+    sy::Result<std::vector<sy::Tensor>> out = handle->call(tensors, converted, route);
+    if (!out.ok()) return FromApi(out.status());
+    std::vector<DeviceTensor> results;
+    for (sy::Tensor& t : *out) results.push_back(std::make_shared<ApiTensor>(std::move(t)));
+    return results;
+  }
+
+  Result<std::string> Describe(std::string_view op, std::span<const DeviceTensor> inputs,
+                               std::span<const AttrValue> attrs, const sy::Route& route) {
+    Result<sy::Op> handle = Find(op);
+    if (!handle.ok()) return handle.status();
+    const std::vector<sy::Tensor> tensors = UnwrapAll(inputs);
+    const std::vector<sy::Attr> converted = ToAttrs(attrs);
+    sy::Result<std::string> how = handle->explain(tensors, converted, route);
+    if (!how.ok()) return FromApi(how.status());
+    return *how;
+  }
+
+  Result<sy::Op> Find(std::string_view op) {
     const std::string name(op);
     auto it = ops_.find(name);
     if (it != ops_.end()) return it->second;
-    absl::StatusOr<OpHandle> handle =
-        runtime_->FindOp(absl::string_view(name.data(), name.size()));
-    if (!handle.ok()) return FromAbsl(handle.status());
+    sy::Result<sy::Op> handle = context_->op(name);
+    if (!handle.ok()) return FromApi(handle.status());
     ops_.emplace(name, *handle);
     return *handle;
   }
 
-  std::unique_ptr<Runtime> owned_;
-  Runtime* runtime_;
-  Device* device_;
-  std::map<std::string, OpHandle, std::less<>> ops_;
+  sy::Context owned_;
+  const sy::Context* context_;
+  sy::Device device_;
+  std::string label_;
+  std::map<std::string, sy::Op, std::less<>> ops_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
     const RuntimeBackendOptions& options) {
-  RuntimeOptions runtime_options;
-  runtime_options.loader.use_environment = false;
-  runtime_options.loader.use_default_path = false;
-  runtime_options.loader.search_paths = options.plugin_paths;
-  runtime_options.loader.plugin_options = options.plugin_options;
-  runtime_options.cpu_fallback = options.cpu_fallback;
-  absl::StatusOr<std::unique_ptr<Runtime>> runtime =
-      Runtime::Create(runtime_options);
-  if (!runtime.ok()) return FromAbsl(runtime.status());
-  for (const LoadRecord& record : (*runtime)->LoadRecords()) {
-    if (record.outcome == LoadOutcome::kFailed) {
+  sy::ContextOptions context_options;
+  context_options.use_environment = false;
+  context_options.use_default_path = false;
+  context_options.plugin_paths = options.plugin_paths;
+  context_options.plugin_options = options.plugin_options;
+  context_options.cpu_fallback = options.cpu_fallback;
+  sy::Result<sy::Context> context = sy::Context::Create(context_options);
+  if (!context.ok()) return FromApi(context.status());
+  sy::Result<std::vector<sy::LoadRecord>> records = context->load_records();
+  if (!records.ok()) return FromApi(records.status());
+  for (const sy::LoadRecord& record : *records) {
+    if (record.outcome == SY_LOAD_FAILED) {
       return Status::Error(SY_STATUS_FAILED_PRECONDITION,
-                           "a plugin under test did not load: " +
-                               DescribeLoadRecord(record));
+                           "a plugin under test did not load: " + record.description);
     }
   }
-  absl::StatusOr<Device*> device = (*runtime)->GetDevice(
-      absl::string_view(options.device.data(), options.device.size()));
-  if (!device.ok()) return FromAbsl(device.status());
-  Runtime* borrowed = runtime->get();
-  return std::unique_ptr<BackendUnderTest>(std::make_unique<RuntimeBackend>(
-      *std::move(runtime), borrowed, *device));
+  sy::Result<sy::Device> device = context->device(options.device);
+  if (!device.ok()) return FromApi(device.status());
+  sy::Device found = *device;
+  return std::unique_ptr<BackendUnderTest>(
+      std::make_unique<RuntimeBackend>(*std::move(context), nullptr, found));
 }
 
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackendOn(
-    Runtime& runtime, const std::string& device_spec) {
-  absl::StatusOr<Device*> device = runtime.GetDevice(
-      absl::string_view(device_spec.data(), device_spec.size()));
-  if (!device.ok()) return FromAbsl(device.status());
+    const sy::Context& context, const std::string& device_spec) {
+  sy::Result<sy::Device> device = context.device(device_spec);
+  if (!device.ok()) return FromApi(device.status());
   return std::unique_ptr<BackendUnderTest>(
-      std::make_unique<RuntimeBackend>(nullptr, &runtime, *device));
+      std::make_unique<RuntimeBackend>(sy::Context(), &context, *device));
 }
 
 }  // namespace sy::op_harness

@@ -1,6 +1,7 @@
-// RuntimeBackend: the backend under test as sy::core::Runtime sees a device —
-// the full core (binding, shape functions, views, decompositions, dispatch)
-// in front of whatever plugins provide the device's kernels.
+// RuntimeBackend: the backend under test as an application sees a device
+// through the public C++ API (switchyard.hpp, libswitchyard.so) — the full
+// core (binding, shape functions, views, decompositions, dispatch) in front
+// of whatever plugins provide the device's kernels.
 #ifndef SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
 #define SWITCHYARD_SDK_CONFORMANCE_HARNESS_RUNTIME_BACKEND_H_
 
@@ -10,14 +11,14 @@
 
 #include "sdk/conformance/harness/backend.h"
 
-namespace sy::core {
-class Runtime;
-}  // namespace sy::core
+namespace sy {
+class Context;  // switchyard.hpp
+}  // namespace sy
 
 namespace sy::op_harness {
 
 struct RuntimeBackendOptions {
-  // The device under test, as Runtime::GetDevice takes it: "cpu", "cuda:0".
+  // The device under test, as sy::Context::device takes it: "cpu", "cuda:0".
   std::string device = "cpu";
   // Plugin manifests (or folders of them) to load. Nothing else is loaded:
   // neither the environment's SWITCHYARD_PLUGIN_PATH nor the default
@@ -30,17 +31,17 @@ struct RuntimeBackendOptions {
   std::vector<std::string> plugin_options;
 };
 
-// Creates the runtime, loads the plugins and finds the device. Errors name
+// Creates a context, loads the plugins and finds the device. Errors name
 // the plugin or device that failed, with the load records' reasons.
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackend(
     const RuntimeBackendOptions& options);
 
-// The same over a runtime the caller made, loaded and prepared (e.g. kernel
-// choices set), for tools that inspect the runtime too
-// (switchyard-conformance). Borrowed: `runtime` must outlive the backend
-// and every tensor it made. Errors: NOT_FOUND for an unknown device.
+// The same over a context the caller made, loaded and prepared (e.g. pins
+// set), for tools that inspect the context too (switchyard-conformance).
+// Borrowed: `context` must outlive the backend and every tensor it made.
+// Errors: NOT_FOUND for an unknown device.
 Result<std::unique_ptr<BackendUnderTest>> CreateRuntimeBackendOn(
-    core::Runtime& runtime, const std::string& device);
+    const sy::Context& context, const std::string& device);
 
 }  // namespace sy::op_harness
 

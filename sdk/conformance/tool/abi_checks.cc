@@ -6,15 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/registry/kernel_table.h"
-#include "dispatcher/loading/elf_exports.h"
-#include "dispatcher/registry/op_registry.h"
-#include "dispatcher/ops/dtype.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "sdk/conformance/tool/elf_exports.h"
 #include "switchyard/plugin.h"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 constexpr char kAbi[] = "abi";
@@ -35,31 +30,39 @@ std::string LoaderSizeRules() {
 
 }  // namespace
 
-std::vector<PluginKernel> ListKernels(const Runtime& runtime,
+std::vector<PluginKernel> ListKernels(const sy::Context& context,
                                       const std::string& plugin) {
   std::vector<PluginKernel> out;
-  const RuntimeState& state = runtime.state();
-  for (OpDef* op : state.ops.All()) {
-    for (const KernelEntry* k : state.kernels.KernelsFor(op)) {
-      if (k->plugin == nullptr || k->plugin->name() != plugin) continue;
+  for (const sy::Op& op : context.ops().value_or({})) {
+    sy::Result<std::vector<sy::KernelInfo>> kernels = op.kernels();
+    if (!kernels.ok() || kernels->empty()) continue;
+    const sy::OpInfo info = op.info().value_or({});
+    for (const sy::KernelInfo& k : *kernels) {
+      if (k.plugin != plugin) continue;
       std::vector<std::string> dtypes;
-      for (sy_dtype_t d : k->dtypes) {
-        dtypes.emplace_back(d == SY_DTYPE_NONE ? "none" : DTypeName(d));
+      for (sy_dtype_t d : k.dtypes) {
+        dtypes.push_back(d == SY_DTYPE_NONE ? "none" : sy::DTypeName(d));
       }
-      out.push_back({k, op, op->full_name(), k->device_type_name,
-                     absl::StrJoin(dtypes, ","), op->owner().empty()});
+      out.push_back({k.name, info.full_name, info.owner, k.device_type,
+                     absl::StrJoin(dtypes, ","), k.priority, info.owner == "core"});
     }
   }
   return out;
 }
 
-std::vector<std::string> ProvidedDeviceTypes(const Runtime& runtime,
-                                             const std::string& plugin) {
+std::vector<std::string> ProvidedDeviceTypes(const sy::Context& context,
+                                             const PluginTarget& target,
+                                             const sy::LoadRecord& record) {
   std::vector<std::string> out;
-  for (DeviceType* type : runtime.state().devices.Types()) {
-    if (type->plugin() != nullptr && type->plugin()->name() == plugin) {
-      out.push_back(type->name());
+  for (const sy::Device& device : context.devices().value_or({})) {
+    const sy::DeviceInfo info = device.info().value_or({});
+    if (info.plugin == target.manifest.name &&
+        std::find(out.begin(), out.end(), info.type) == out.end()) {
+      out.push_back(info.type);
     }
+  }
+  if (out.empty() && record.outcome == SY_LOAD_LOADED_NO_DEVICES) {
+    out = target.manifest.device_types;
   }
   return out;
 }
@@ -99,8 +102,8 @@ void CheckExports(const PluginTarget& target, Report& report) {
   }
 }
 
-void CheckLoaded(const Runtime& runtime, const PluginTarget& target,
-                 const LoadRecord& record, Report& report) {
+void CheckLoaded(const sy::Context& context, const PluginTarget& target,
+                 const sy::LoadRecord& record, Report& report) {
   const std::string& plugin = target.manifest.name;
   report.Pass(kAbi, "load record",
               absl::StrCat("loaded in ", absl::StrFormat("%.1f", record.load_ms),
@@ -142,13 +145,13 @@ void CheckLoaded(const Runtime& runtime, const PluginTarget& target,
   // Kernels: registration already refuses unknown op names, so every kernel
   // names an op; what remains is whose op it is and whether its device type
   // exists and is declared.
-  const std::vector<PluginKernel> kernels = ListKernels(runtime, plugin);
-  const std::vector<std::string> provided = ProvidedDeviceTypes(runtime, plugin);
+  const std::vector<PluginKernel> kernels = ListKernels(context, plugin);
+  const std::vector<std::string> provided = ProvidedDeviceTypes(context, target, record);
   std::set<std::string> core_ops, own_ops, other_ops, kernel_types;
   for (const PluginKernel& k : kernels) {
     kernel_types.insert(k.device_type);
     if (k.core_op) core_ops.insert(k.op_name);
-    else if (k.op->owner() == plugin) own_ops.insert(k.op_name);
+    else if (k.op_owner == plugin) own_ops.insert(k.op_name);
     else other_ops.insert(k.op_name);
   }
   if (kernels.empty() && provided.empty()) {
@@ -169,9 +172,15 @@ void CheckLoaded(const Runtime& runtime, const PluginTarget& target,
                                                 absl::StrJoin(other_ops, ", "), ")"),
                              kernels.empty() ? "" : "; every one names a registered op"));
   }
+  // A device type is provided when a device of it exists, or when a
+  // plugin that provides it loaded without devices (its record says so).
+  std::set<std::string> known(provided.begin(), provided.end());
+  for (const sy::Device& device : context.devices().value_or({})) {
+    known.insert(device.info().value_or({}).type);
+  }
   std::vector<std::string> unprovided;
   for (const std::string& type : kernel_types) {
-    if (runtime.state().devices.FindType(type) == nullptr) unprovided.push_back(type);
+    if (!known.contains(type)) unprovided.push_back(type);
   }
   if (unprovided.empty()) {
     report.Pass(kAbi, "kernel device types",

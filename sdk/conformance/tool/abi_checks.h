@@ -1,44 +1,40 @@
 // The ABI part of conformance: what the plugin's library exports, how its
-// load went, which ABI it declares, the tables it handed the host, and
-// which kernels it registered. Everything here reads the file or the
-// runtime after the load; nothing calls the plugin.
+// load went, which ABI it declares, and which kernels it registered — read
+// from the file and, after the load, through the public API (the load
+// record, devices, ops and their kernels). Nothing here calls the plugin.
 #ifndef SWITCHYARD_SDK_CONFORMANCE_TOOL_ABI_CHECKS_H_
 #define SWITCHYARD_SDK_CONFORMANCE_TOOL_ABI_CHECKS_H_
 
 #include <string>
 #include <vector>
 
-#include "dispatcher/registry/load_record.h"
-#include "dispatcher/runtime/runtime.h"
 #include "sdk/conformance/tool/plugin_target.h"
 #include "sdk/conformance/tool/report.h"
-
-namespace sy::core {
-class OpDef;
-struct KernelEntry;
-}  // namespace sy::core
+#include "switchyard/switchyard.hpp"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
-// One kernel the plugin registered, as the runtime's kernel table holds it.
+// One kernel the plugin registered, as the context lists it.
 struct PluginKernel {
-  const KernelEntry* entry = nullptr;
-  OpDef* op = nullptr;
+  std::string name;          // "plugin::kernel", what a route names
   std::string op_name;       // "add.Tensor"
+  std::string op_owner;      // "core", or the plugin that registered the op
   std::string device_type;   // "cpu"
   std::string dtypes;        // "f32,f32" (one per tensor argument)
+  int32_t priority = 0;
   bool core_op = false;      // of core op set v1 (not a plugin's namespace)
 };
 
-// Every kernel plugin `plugin` registered in `runtime`, in registration
-// order.
-std::vector<PluginKernel> ListKernels(const Runtime& runtime,
-                                      const std::string& plugin);
+// Every kernel plugin `plugin` registered in `context`, in op order, each
+// op's in registration order.
+std::vector<PluginKernel> ListKernels(const sy::Context& context, const std::string& plugin);
 
-// The device types `plugin` provides in `runtime` (empty: kernel-only).
-std::vector<std::string> ProvidedDeviceTypes(const Runtime& runtime,
-                                             const std::string& plugin);
+// The device types `plugin` provides in `context` (empty: kernel-only):
+// those of its devices, and — when it loaded without devices — those its
+// manifest declares.
+std::vector<std::string> ProvidedDeviceTypes(const sy::Context& context,
+                                             const PluginTarget& target,
+                                             const sy::LoadRecord& record);
 
 // Before loading: the library's dynamic symbol table holds sy_plugin_init
 // and nothing else.
@@ -49,8 +45,8 @@ void CheckExports(const PluginTarget& target, Report& report);
 // minor, and agree with the manifest; the struct sizes the loader checked;
 // its kernels are for known ops, on known device types, declared in the
 // manifest's device_types.
-void CheckLoaded(const Runtime& runtime, const PluginTarget& target,
-                 const LoadRecord& record, Report& report);
+void CheckLoaded(const sy::Context& context, const PluginTarget& target,
+                 const sy::LoadRecord& record, Report& report);
 
 }  // namespace sy::conformance
 

@@ -12,17 +12,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/registry/kernel_table.h"
-#include "dispatcher/registry/op_registry.h"
 #include "gtest/gtest.h"
 #include "sdk/conformance/harness/error_cases.h"
 #include "sdk/conformance/harness/harness.h"
 #include "sdk/conformance/harness/op_specs.h"
 #include "sdk/conformance/harness/runtime_backend.h"
+#include "nlohmann/json.hpp"
 #include "sdk/conformance/tool/plugin_only_backend.h"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 // Failing tests whose first message is kept, per op.
@@ -118,26 +116,38 @@ std::string SuitePrefix(const std::string& device_type) {
 
 std::string BaseName(const std::string& op) { return op.substr(0, op.find('.')); }
 
-// Makes the plugin's kernel the runtime's choice for every key it serves
-// (its highest-priority one where it has several), as an autotuner's
-// verdict would: above priority, below a user's pin.
-void PreferPluginKernels(Runtime& runtime, const std::vector<PluginKernel>& kernels,
-                         Report& report) {
+// The plugin's kernels on `device_type`, per op, highest priority first
+// (registration order among equals): what a call may be routed to.
+KernelsByOp KernelsOn(const std::vector<PluginKernel>& kernels,
+                      const std::string& device_type) {
   std::vector<const PluginKernel*> order;
-  for (const PluginKernel& k : kernels) order.push_back(&k);
-  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
-    return a->entry->priority > b->entry->priority;
-  });
-  std::set<std::pair<OpDef*, DispatchKey>> done;
-  for (const PluginKernel* k : order) {
-    if (!done.insert({k->op, k->entry->key}).second) continue;
-    absl::Status status = runtime.state().kernels.SetTunedChoice(
-        k->op, k->entry->key, std::nullopt, k->entry->QualifiedName(), -1);
-    if (!status.ok()) {
-      report.Fail("kernels", "prefer the plugin's kernels",
-                  absl::StrCat(k->entry->QualifiedName(), ": ", status.message()));
-    }
+  for (const PluginKernel& k : kernels) {
+    if (k.device_type == device_type) order.push_back(&k);
   }
+  std::stable_sort(order.begin(), order.end(), [](auto* a, auto* b) {
+    return a->priority > b->priority;
+  });
+  KernelsByOp by_op;
+  for (const PluginKernel* k : order) by_op[k->op_name].push_back(k->name);
+  return by_op;
+}
+
+// What the op is, by full name.
+struct OpKind {
+  bool view = false;
+  bool decomposition = false;
+};
+std::map<std::string, OpKind> OpKinds(const sy::Context& context) {
+  std::map<std::string, OpKind> kinds;
+  sy::Result<std::string> json = context.info_json();
+  if (!json.ok()) return kinds;
+  const nlohmann::json info = nlohmann::json::parse(*json, nullptr, false);
+  if (info.is_discarded()) return kinds;
+  for (const auto& op : info["ops"]) {
+    kinds[op["name"].get<std::string>()] = {op["view"].get<bool>(),
+                                            op["decomposition"].get<bool>()};
+  }
+  return kinds;
 }
 
 }  // namespace
@@ -154,10 +164,10 @@ bool OpSelected(const std::vector<std::string>& filter, const std::string& op) {
   return false;
 }
 
-void RunKernelChecks(Runtime& runtime, const std::vector<std::string>& devices,
+void RunKernelChecks(const sy::Context& context, const std::vector<std::string>& devices,
                      const std::vector<PluginKernel>& kernels,
                      const KernelCheckOptions& options, Report& report) {
-  PreferPluginKernels(runtime, kernels, report);
+  const std::map<std::string, OpKind> op_kinds = OpKinds(context);
   const std::vector<op_harness::OpTest> tests = op_harness::AllOpTests();
   const std::vector<op_harness::ErrorCase> errors = op_harness::ErrorCases();
   std::set<std::string> harness_ops;
@@ -167,15 +177,16 @@ void RunKernelChecks(Runtime& runtime, const std::vector<std::string>& devices,
   std::map<std::string, TestSlot> slots;  // gtest full name → row
   std::vector<std::string> gtest_names;  // the tests to run
   for (const std::string& spec : devices) {
-    absl::StatusOr<Device*> device = runtime.GetDevice(spec);
-    if (!device.ok()) {
-      report.skips.push_back({"kernels on " + spec, std::string(device.status().message())});
+    sy::Result<sy::Device> device = context.device(spec);
+    sy::Result<sy::DeviceInfo> info =
+        device.ok() ? device->info() : sy::Result<sy::DeviceInfo>(device.status());
+    if (!info.ok()) {
+      report.skips.push_back({"kernels on " + spec, info.status().message()});
       continue;
     }
-    const std::string type = (*device)->type().name();
-    const std::string label = (*device)->label();
-    const bool own_device = (*device)->type().plugin() != nullptr &&
-                            (*device)->type().plugin()->name() == options.plugin;
+    const std::string type = info->type;
+    const std::string label = info->label;
+    const bool own_device = info->plugin == options.plugin;
     // The plugin's ops on this device type, with the dtypes it registers.
     std::map<std::string, std::vector<std::string>> claimed;
     for (const PluginKernel& k : kernels) {
@@ -188,12 +199,12 @@ void RunKernelChecks(Runtime& runtime, const std::vector<std::string>& devices,
     // too, as a user of the device would call them.
     if (own_device) {
       for (const std::string& op : harness_ops) {
-        const OpDef* def = runtime.state().ops.Find(op);
-        if (claimed.contains(op) || def == nullptr || !OpSelected(options.filter, op)) {
+        auto kind = op_kinds.find(op);
+        if (claimed.contains(op) || kind == op_kinds.end() || !OpSelected(options.filter, op)) {
           continue;
         }
-        if (def->kind() == OpKind::kView) claimed[op] = {"(view)"};
-        else if (def->decomposition() != nullptr) claimed[op] = {"(decomposed)"};
+        if (kind->second.view) claimed[op] = {"(view)"};
+        else if (kind->second.decomposition) claimed[op] = {"(decomposed)"};
       }
     }
     for (const std::string& op : harness_ops) {
@@ -237,11 +248,12 @@ void RunKernelChecks(Runtime& runtime, const std::vector<std::string>& devices,
     harness.suite_prefix = prefix;
     harness.require_every_kernel = false;  // skips are reported, not failed
     if (options.seed) harness.seed = *options.seed;
-    harness.make_backend = [&runtime, spec, plugin = options.plugin, own_device]()
+    harness.make_backend = [&context, spec, plugin = options.plugin, own_device,
+                            routes = KernelsOn(kernels, type)]()
         -> op_harness::Result<std::unique_ptr<op_harness::BackendUnderTest>> {
-      auto inner = op_harness::CreateRuntimeBackendOn(runtime, spec);
+      auto inner = op_harness::CreateRuntimeBackendOn(context, spec);
       if (!inner.ok()) return inner.status();
-      return MakePluginOnlyBackend(std::move(*inner), plugin, own_device);
+      return MakePluginOnlyBackend(std::move(*inner), plugin, own_device, routes);
     };
     op_harness::RegisterOpHarnessTests(harness);
   }

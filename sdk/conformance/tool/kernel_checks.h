@@ -23,12 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/runtime/runtime.h"
 #include "sdk/conformance/tool/abi_checks.h"
 #include "sdk/conformance/tool/report.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 
 struct KernelCheckOptions {
   std::string plugin;  // its name, as kernels are qualified: "plugin::kernel"
@@ -43,11 +42,11 @@ struct KernelCheckOptions {
 bool OpSelected(const std::vector<std::string>& filter, const std::string& op);
 
 // Runs the harness on each of `devices` (e.g. "cpu:0"; their types must
-// have a provider loaded in `runtime`) for `kernels` (ListKernels of the
-// plugin) and adds one OpRow per tested op and the skips to `report`.
-// Sets kernel choices in `runtime`. Call at most once per process: the
-// tests are registered with GoogleTest, which cannot forget them.
-void RunKernelChecks(Runtime& runtime, const std::vector<std::string>& devices,
+// have a provider loaded in `context`) for `kernels` (ListKernels of the
+// plugin) and adds one OpRow per tested op and the skips to `report`. Call
+// at most once per process: the tests are registered with GoogleTest,
+// which cannot forget them.
+void RunKernelChecks(const sy::Context& context, const std::vector<std::string>& devices,
                      const std::vector<PluginKernel>& kernels,
                      const KernelCheckOptions& options, Report& report);
 

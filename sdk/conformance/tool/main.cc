@@ -3,7 +3,11 @@
 //
 //   switchyard-conformance <manifest.json | libswitchyard_NAME.so>
 //       [--json] [--filter OPS] [--reference CPU_JSON] [--name NAME]
-//       [--seed N]
+//       [--option PLUGIN.OPTION=VALUE …] [--seed N]
+//
+// It sees the core only through the public API (switchyard.hpp, linking
+// libswitchyard.so); the device checks reach the plugin's device table
+// through a bare host in a child process (device_checks.h).
 //
 // Exit status: 0 every check passed (skips allowed), 1 some check failed,
 // 2 usage error or the plugin (or the reference) did not load.
@@ -11,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,16 +25,15 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/runtime/runtime.h"
 #include "nlohmann/json.hpp"
 #include "sdk/conformance/tool/abi_checks.h"
 #include "sdk/conformance/tool/device_checks.h"
 #include "sdk/conformance/tool/kernel_checks.h"
 #include "sdk/conformance/tool/plugin_target.h"
 #include "sdk/conformance/tool/report.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 constexpr int kExitUsage = 2;
@@ -41,6 +45,7 @@ struct Options {
   std::vector<std::string> filter;
   std::string reference;
   std::string name;
+  std::vector<std::string> plugin_options;  // "plugin.option=value"
   std::optional<uint64_t> seed;
 };
 
@@ -56,26 +61,36 @@ int Stop(const Options& options, Report& report, const std::string& error) {
   return kExitUsage;
 }
 
-const LoadRecord* FindRecord(const std::vector<LoadRecord>& records,
-                             const std::string& manifest) {
+// The record of the latest attempt to load `manifest` (or the last record).
+std::optional<sy::LoadRecord> FindRecord(const sy::Context& context,
+                                         const std::string& manifest) {
+  std::vector<sy::LoadRecord> records = context.load_records().value_or({});
   for (auto it = records.rbegin(); it != records.rend(); ++it) {
-    if (it->manifest_path == manifest) return &*it;
+    if (it->manifest_path == manifest) return *it;
   }
-  return records.empty() ? nullptr : &records.back();
+  if (records.empty()) return std::nullopt;
+  return records.back();
+}
+
+// The message of a status without the C function it came through.
+std::string Message(const sy::Status& status) {
+  const std::string& m = status.message();
+  const size_t colon = m.find(": ");
+  if (m.rfind("sy_", 0) == 0 && colon != std::string::npos && m.find(' ') > colon) {
+    return m.substr(colon + 2);
+  }
+  return m;
 }
 
 // Loads one manifest; "" or the load record in plain words.
-std::string Load(Runtime& runtime, const std::string& manifest,
-                 LoadRecord* record_out) {
-  absl::Status status = runtime.LoadPlugin(manifest);
-  const std::vector<LoadRecord> records = runtime.LoadRecords();
-  const LoadRecord* record = FindRecord(records, manifest);
-  if (record != nullptr && record_out != nullptr) *record_out = *record;
-  if (status.ok() && record != nullptr && IsLoaded(record->outcome)) {
-    return "";
-  }
-  if (record != nullptr) return DescribeLoadRecord(*record);
-  return std::string(status.message());
+std::string Load(const sy::Context& context, const std::string& manifest,
+                 sy::LoadRecord* record_out) {
+  const sy::Status status = context.LoadPlugin(manifest);
+  const std::optional<sy::LoadRecord> record = FindRecord(context, manifest);
+  if (record && record_out != nullptr) *record_out = *record;
+  if (status.ok() && record && record->loaded()) return "";
+  if (record) return record->description;
+  return Message(status);
 }
 
 int Run(const Options& options) {
@@ -108,18 +123,19 @@ int Run(const Options& options) {
     }
   }
 
-  RuntimeOptions runtime_options;
-  runtime_options.loader.use_environment = false;  // exactly these plugins
-  runtime_options.loader.use_default_path = false;
-  runtime_options.cpu_fallback = false;
-  absl::StatusOr<std::unique_ptr<Runtime>> created = Runtime::Create(runtime_options);
+  sy::ContextOptions context_options;
+  context_options.use_environment = false;  // exactly these plugins
+  context_options.use_default_path = false;
+  context_options.cpu_fallback = false;
+  context_options.plugin_options = options.plugin_options;
+  sy::Result<sy::Context> created = sy::Context::Create(context_options);
   if (!created.ok()) {
     return Stop(options, report,
-                absl::StrCat("could not start a runtime: ", created.status().message()));
+                absl::StrCat("could not start a context: ", Message(created.status())));
   }
-  Runtime& runtime = **created;
+  const sy::Context& context = *created;
   if (!report.reference.empty()) {
-    std::string failed = Load(runtime, report.reference, nullptr);
+    std::string failed = Load(context, report.reference, nullptr);
     if (!failed.empty()) {
       return Stop(options, report,
                   absl::StrCat("the cpu reference plugin did not load, so "
@@ -127,18 +143,24 @@ int Run(const Options& options) {
                                " (name another with --reference)"));
     }
   }
-  LoadRecord record;
-  if (std::string failed = Load(runtime, target->manifest.path, &record);
+  sy::LoadRecord record;
+  if (std::string failed = Load(context, target->manifest.path, &record);
       !failed.empty()) {
     report.Fail("abi", "load record", failed);
     return Stop(options, report,
                 absl::StrCat("the plugin did not load: ", failed));
   }
-  CheckLoaded(runtime, *target, record, report);
+  CheckLoaded(context, *target, record, report);
 
-  const std::vector<PluginKernel> kernels = ListKernels(runtime, plugin);
-  const std::vector<std::string> provided = ProvidedDeviceTypes(runtime, plugin);
+  const std::vector<PluginKernel> kernels = ListKernels(context, plugin);
+  const std::vector<std::string> provided = ProvidedDeviceTypes(context, *target, record);
   uint64_t seed = options.seed.value_or(0x5317c4a12d0f3e9bull);
+  // The devices of each type in the context (the ones of types without a
+  // device are absent).
+  std::map<std::string, std::vector<sy::Device>> devices_of;
+  for (const sy::Device& device : context.devices().value_or({})) {
+    devices_of[device.info().value_or({}).type].push_back(device);
+  }
 
   // Device checks on every device of every type the plugin provides.
   if (provided.empty()) {
@@ -149,15 +171,23 @@ int Run(const Options& options) {
          absl::StrCat(plugin, " provides no device type; it adds kernels to ",
                       types.empty() ? "none" : absl::StrJoin(types, ", "))});
   }
+  bool any_device = false;
   for (const std::string& type : provided) {
-    DeviceType* t = runtime.state().devices.FindType(type);
-    if (t == nullptr || t->devices().empty()) {
+    if (devices_of[type].empty()) {
       report.skips.push_back({"device checks of " + type,
                               absl::StrCat("no ", type, " device on this machine "
                                            "(the plugin reports 0 devices)")});
       continue;
     }
-    for (const auto& device : t->devices()) CheckDevice(runtime, *device, seed, report);
+    any_device = true;
+  }
+  if (any_device) {
+    // The device tables themselves, in a child process (device_checks.h);
+    // then, here, what only the core does with a device.
+    RunDeviceChecks(target->library_path, seed, report);
+    for (const std::string& type : provided) {
+      for (const sy::Device& device : devices_of[type]) CheckZeroSizeTensors(device, report);
+    }
   }
 
   // Kernel checks on the first device of each type the plugin's kernels
@@ -170,9 +200,12 @@ int Run(const Options& options) {
     }
   }
   std::vector<std::string> devices;
+  // Types the context knows: those with devices, and those a plugin that
+  // loaded without devices declares.
+  std::set<std::string> known_types(provided.begin(), provided.end());
+  for (const auto& [type, list] : devices_of) known_types.insert(type);
   for (const std::string& type : kernel_types) {
-    DeviceType* t = runtime.state().devices.FindType(type);
-    if (t == nullptr) {
+    if (!known_types.contains(type)) {
       if (type == kReferenceName && !reference_error.empty()) {
         return Stop(options, report,
                     absl::StrCat("the plugin adds kernels to 'cpu', which the "
@@ -182,18 +215,18 @@ int Run(const Options& options) {
       report.skips.push_back({"kernels on " + type,
                               absl::StrCat("no loaded plugin provides device "
                                            "type '", type, "'")});
-    } else if (t->devices().empty()) {
+    } else if (devices_of[type].empty()) {
       report.skips.push_back({"kernels on " + type,
                               absl::StrCat("no ", type, " device on this machine")});
     } else {
-      devices.push_back(t->devices().front()->label());
+      devices.push_back(devices_of[type].front().label());
     }
   }
   KernelCheckOptions kernel_options;
   kernel_options.plugin = plugin;
   kernel_options.filter = options.filter;
   kernel_options.seed = options.seed;
-  RunKernelChecks(runtime, devices, kernels, kernel_options, report);
+  RunKernelChecks(context, devices, kernels, kernel_options, report);
 
   report.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start).count();
@@ -209,6 +242,10 @@ int Run(const Options& options) {
 }  // namespace sy::conformance
 
 int main(int argc, char** argv) {
+  // The child that runs the device checks (device_checks.h).
+  if (argc == 4 && std::string(argv[1]) == sy::conformance::kDeviceChecksCommand) {
+    return sy::conformance::DeviceChecksChild(argv[2], std::stoull(argv[3]));
+  }
   sy::conformance::Options options;
   CLI::App app{
       "Checks a Switchyard backend plugin: its ABI, its devices, and its "
@@ -228,6 +265,10 @@ int main(int argc, char** argv) {
                  "The cpu reference plugin's manifest (cpu.json) or its folder; "
                  "default: SWITCHYARD_PLUGIN_PATH, then "
                  "<prefix>/lib/switchyard/plugins next to this program");
+  app.add_option("--option", options.plugin_options,
+                 "A plugin option for the run, plugin.option=value (e.g. "
+                 "onednn.min_elements=1 so that its kernels take the harness's "
+                 "small inputs); repeatable");
   app.add_option("--name", options.name,
                  "The plugin's name, for a library without a manifest whose "
                  "file name does not say it");

@@ -20,9 +20,9 @@ using op_harness::Status;
 class PluginOnlyBackend : public BackendUnderTest {
  public:
   PluginOnlyBackend(std::unique_ptr<BackendUnderTest> inner, std::string plugin,
-                    bool provides_device)
+                    bool provides_device, KernelsByOp kernels)
       : inner_(std::move(inner)), plugin_(std::move(plugin)),
-        provides_device_(provides_device) {}
+        provides_device_(provides_device), kernels_(std::move(kernels)) {}
 
   std::string DeviceLabel() const override { return inner_->DeviceLabel(); }
   Result<DeviceTensor> Upload(const RefTensor& host) override {
@@ -48,6 +48,28 @@ class PluginOnlyBackend : public BackendUnderTest {
     if (mode == CallMode::kDispatch) {
       const std::string how = inner_->Explain(op, inputs, attrs, list_sizes);
       if (std::string refusal = Refusal(name, how); !refusal.empty()) {
+        // The plugin's own kernel for these inputs, by name, if one takes
+        // them.
+        std::string declined;
+        if (auto it = kernels_.find(name); it != kernels_.end()) {
+          for (const std::string& kernel : it->second) {
+            Result<std::string> named =
+                inner_->ExplainKernel(op, inputs, attrs, list_sizes, kernel);
+            if (named.ok()) {
+              return inner_->CallKernel(op, inputs, attrs, list_sizes, kernel);
+            }
+            if (named.status().code == SY_STATUS_FAILED_PRECONDITION) {
+              declined = named.status().message;  // it serves them but declines
+            }
+          }
+        }
+        if (!declined.empty()) {
+          return Status::Error(
+              SY_STATUS_UNIMPLEMENTED,
+              absl::StrCat("not registered by ", plugin_, " for these inputs: ", declined,
+                           " (a plugin option may lower its threshold: "
+                           "--option plugin.name=value)"));
+        }
         return Status::Error(SY_STATUS_UNIMPLEMENTED, std::move(refusal));
       }
     }
@@ -63,12 +85,14 @@ class PluginOnlyBackend : public BackendUnderTest {
  private:
   // "" when the call may go through, else why not. `how` is the runtime's
   // Explain: "kernel p::name (why)", "view", "decomposition", "cpu
-  // fallback", or the error the call would return.
-  std::string Refusal(const std::string& op, const std::string& how) const {
+  // fallback" — each perhaps followed by "; declined: …" — or the error
+  // the call would return.
+  std::string Refusal(const std::string& op, const std::string& explained) const {
+    const std::string how = explained.substr(0, explained.find("; declined: "));
     if (absl::StartsWith(how, "kernel ")) {
       if (absl::StartsWith(how, absl::StrCat("kernel ", plugin_, "::"))) return "";
       return absl::StrCat("not registered by ", plugin_, ": ", op,
-                          " with these dtypes runs ", how);
+                          " with these dtypes runs ", explained);
     }
     // Views run no kernel (the core computes the layout), and the harness
     // makes its transposed, strided and broadcast inputs with them.
@@ -86,15 +110,16 @@ class PluginOnlyBackend : public BackendUnderTest {
   std::unique_ptr<BackendUnderTest> inner_;
   std::string plugin_;
   bool provides_device_;
+  KernelsByOp kernels_;
 };
 
 }  // namespace
 
 std::unique_ptr<op_harness::BackendUnderTest> MakePluginOnlyBackend(
     std::unique_ptr<op_harness::BackendUnderTest> inner, std::string plugin,
-    bool plugin_provides_device) {
+    bool plugin_provides_device, KernelsByOp kernels) {
   return std::make_unique<PluginOnlyBackend>(std::move(inner), std::move(plugin),
-                                             plugin_provides_device);
+                                             plugin_provides_device, std::move(kernels));
 }
 
 }  // namespace sy::conformance

@@ -12,13 +12,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "dispatcher/base/env.h"
-#include "dispatcher/loading/plugin_loader.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 #include "switchyard/plugin.h"
+#include "switchyard/switchyard.hpp"
 
 namespace sy::conformance {
-using namespace ::sy::core;  // NOLINT: until this file uses the public API only
 namespace {
 
 namespace fs = std::filesystem;
@@ -60,7 +59,7 @@ std::optional<std::string> ManifestBeside(const fs::path& library) {
   candidates.insert(candidates.end(), others.begin(), others.end());
   for (const fs::path& candidate : candidates) {
     if (!IsFile(candidate)) continue;
-    absl::StatusOr<Manifest> m = ReadManifest(candidate.string());
+    absl::StatusOr<ManifestFields> m = ReadManifestFields(candidate.string());
     if (m.ok() && Canonical(m->library_path) == target) return candidate.string();
   }
   return std::nullopt;
@@ -89,7 +88,7 @@ absl::StatusOr<PluginTarget> Synthesize(const fs::path& library,
       {"device_types", {"unknown"}}};
   const fs::path manifest = dir / (name + ".json");
   std::ofstream(manifest) << doc.dump(2) << "\n";
-  absl::StatusOr<Manifest> m = ReadManifest(manifest.string());
+  absl::StatusOr<ManifestFields> m = ReadManifestFields(manifest.string());
   if (!m.ok()) {
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -107,6 +106,44 @@ absl::StatusOr<PluginTarget> Synthesize(const fs::path& library,
 }
 
 }  // namespace
+
+absl::StatusOr<ManifestFields> ReadManifestFields(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot read the manifest ", path));
+  }
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the manifest ", path, " ", why, "; regenerate it with the plugin's build "
+        "(switchyard_add_plugin) or pass the plugin's library"));
+  };
+  if (doc.is_discarded() || !doc.is_object()) return bad("is not a JSON object");
+  ManifestFields m;
+  m.path = path;
+  if (!doc.contains("name") || !doc["name"].is_string()) return bad("has no \"name\"");
+  if (!doc.contains("library") || !doc["library"].is_string()) {
+    return bad("has no \"library\"");
+  }
+  m.name = doc["name"].get<std::string>();
+  const fs::path library(doc["library"].get<std::string>());
+  m.library_path = (fs::path(path).parent_path() / library).lexically_normal().string();
+  if (doc.contains("abi") && doc["abi"].is_object()) {
+    const nlohmann::json& abi = doc["abi"];
+    if (abi.contains("major") && abi["major"].is_number_unsigned()) {
+      m.abi_major = abi["major"].get<uint32_t>();
+    }
+    if (abi.contains("minor") && abi["minor"].is_number_unsigned()) {
+      m.abi_minor = abi["minor"].get<uint32_t>();
+    }
+  }
+  if (doc.contains("device_types") && doc["device_types"].is_array()) {
+    for (const nlohmann::json& t : doc["device_types"]) {
+      if (t.is_string()) m.device_types.push_back(t.get<std::string>());
+    }
+  }
+  return m;
+}
 
 absl::StatusOr<PluginTarget> ResolveTarget(const std::string& argument,
                                            const std::string& name_override) {
@@ -132,11 +169,8 @@ absl::StatusOr<PluginTarget> ResolveTarget(const std::string& argument,
     return Synthesize(path, name_override.empty() ? NameFromLibrary(path)
                                                   : name_override);
   }
-  absl::StatusOr<Manifest> manifest = ReadManifest(manifest_path);
-  if (!manifest.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the loader would refuse this manifest: ", manifest.status().message()));
-  }
+  absl::StatusOr<ManifestFields> manifest = ReadManifestFields(manifest_path);
+  if (!manifest.ok()) return manifest.status();
   PluginTarget target;
   target.manifest = *std::move(manifest);
   target.library_path = Canonical(target.manifest.library_path);
@@ -162,9 +196,9 @@ absl::StatusOr<std::string> FindReference(const std::string& explicit_path) {
     return p.string();
   }
   std::vector<fs::path> places;
-  if (std::optional<std::string> env = GetEnv("SWITCHYARD_PLUGIN_PATH")) {
-    for (const std::string& entry : SplitList(*env, ':')) {
-      fs::path p(entry);
+  if (const char* env = secure_getenv("SWITCHYARD_PLUGIN_PATH"); env != nullptr) {
+    for (absl::string_view entry : absl::StrSplit(env, ':', absl::SkipEmpty())) {
+      fs::path p{std::string(entry)};
       if (!p.is_absolute()) continue;  // as the loader: never the current dir
       places.push_back(p.filename() == kReferenceManifest ? p : p / kReferenceManifest);
     }
@@ -175,7 +209,13 @@ absl::StatusOr<std::string> FindReference(const std::string& explicit_path) {
     places.push_back(exe.parent_path().parent_path() / "lib" / "switchyard" /
                      "plugins" / kReferenceManifest);
   }
-  places.push_back(fs::path(DefaultPluginDirectory()) / kReferenceManifest);
+  // The plugin folder next to libswitchyard.so: what discovery finds there
+  // with the environment left out.
+  sy::ContextOptions default_folder;
+  default_folder.use_environment = false;
+  for (const std::string& manifest : sy::DiscoverPlugins(default_folder).value_or({})) {
+    if (fs::path(manifest).filename() == kReferenceManifest) places.push_back(manifest);
+  }
 #ifdef SWITCHYARD_BUILD_PLUGIN_DIR
   places.push_back(fs::path(SWITCHYARD_BUILD_PLUGIN_DIR) / kReferenceManifest);
 #endif

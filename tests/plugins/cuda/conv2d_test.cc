@@ -1,9 +1,11 @@
-// conv2d on cuda:0 through cuDNN against a float64 reference on the host:
-// groups, stride, padding, dilation and bias together; depthwise; inputs
-// that are views (permuted, sliced); a strided output; an empty batch; and
-// a bad call's error. f32 must be FP32-exact (no TF32): its bound is the
-// f32 GEMMs' one. Inputs are random. Skips without a GPU, and without
-// cuDNN (the load record says why).
+// conv2d on cuda:0 (cuDNN's graph API; f64 the plugin's direct kernel)
+// against a float64 reference on the host: groups, stride, padding,
+// dilation and bias together; depthwise; inputs that are views (permuted,
+// sliced); channels-last inputs and output; a strided output; an empty
+// batch; cuda::conv2d_relu; each heuristic variant; the plan cache's hits
+// and evictions (its debug log); and a bad call's error. f32 must be
+// FP32-exact (no TF32): its bound is the f32 GEMMs' one. Inputs are random.
+// Skips without a GPU, and without cuDNN (the load record says why).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include "cuda_test_env.h"
+#include "dispatcher/base/log.h"
+#include "dispatcher/dispatch/dispatcher.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cuda_test {
@@ -55,6 +59,11 @@ Tensor Upload(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed,
     for (size_t i = 0; i < v.size(); ++i) host->values[i] = v[i];
     return rt.FromHost(*Env().cuda, dtype, shape, v.data(), v.size() * 4).value();
   }
+  if (dtype == SY_DTYPE_F64) {
+    for (size_t i = 0; i < v.size(); ++i) host->values[i] = v[i];
+    return rt.FromHost(*Env().cuda, dtype, shape, host->values.data(), v.size() * 8)
+        .value();
+  }
   if (dtype == SY_DTYPE_F16) return UploadAs<plugin::Half>(dtype, shape, v, host);
   return UploadAs<plugin::BFloat16>(dtype, shape, v, host);
 }
@@ -66,6 +75,10 @@ std::vector<double> Download(const Tensor& t) {
     std::vector<float> f(out.size());
     EXPECT_TRUE(rt.ToHost(t, f.data(), f.size() * 4).ok());
     for (size_t i = 0; i < f.size(); ++i) out[i] = f[i];
+    return out;
+  }
+  if (t.dtype() == SY_DTYPE_F64) {
+    EXPECT_TRUE(rt.ToHost(t, out.data(), out.size() * 8).ok());
     return out;
   }
   if (t.dtype() == SY_DTYPE_F16) {
@@ -92,7 +105,10 @@ double RelativeError(const std::vector<double>& got,
 // operands are exact in the reference, so only accumulation and the
 // output's rounding remain.
 double Tolerance(sy_dtype_t dtype) {
-  return dtype == SY_DTYPE_F32 ? 1e-6 : dtype == SY_DTYPE_F16 ? 2e-3 : 1e-2;
+  return dtype == SY_DTYPE_F64   ? 1e-12
+         : dtype == SY_DTYPE_F32 ? 1e-6
+         : dtype == SY_DTYPE_F16 ? 2e-3
+                                 : 1e-2;
 }
 
 struct Conv {
@@ -277,9 +293,103 @@ TEST_P(CudaConv2dTest, RefusesGroupsThatDoNotDivideTheChannels) {
   EXPECT_THAT(out.status().message(), HasSubstr("not a multiple of groups=3"));
 }
 
+std::vector<double> Relu(std::vector<double> v) {
+  for (double& x : v) x = x > 0 ? x : 0;
+  return v;
+}
+
+// relu(conv2d(x, w, b)) in one call: the bias and ReLU in cuDNN's epilogue.
+TEST_P(CudaConv2dTest, Conv2dReluFusesBiasAndRelu) {
+  const sy_dtype_t dtype = GetParam();
+  Runtime& rt = *Env().runtime;
+  Host x, w, b;
+  Tensor tx = Upload(dtype, {2, 16, 12, 12}, 161, &x);
+  Tensor tw = Upload(dtype, {32, 16, 3, 3}, 162, &w);
+  Tensor tb = Upload(dtype, {32}, 163, &b);
+  Conv c;
+  c.padding[0] = c.padding[1] = 1;
+  std::vector<int64_t> shape;
+  const OpHandle op = rt.FindOp("cuda::conv2d_relu").value();
+  for (bool bias : {true, false}) {
+    const std::vector<double> want = Relu(Reference(x, w, bias ? &b : nullptr, c, &shape));
+    absl::StatusOr<std::vector<Tensor>> out =
+        rt.Call(op, {tx, tw, bias ? tb : Tensor()}, c.Attrs());
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_LT(RelativeError(Download((*out)[0]), want), Tolerance(dtype));
+  }
+}
+
+// x, weight and the output all channels-last (NHWC storage seen as NCHW):
+// cuDNN reads and writes them in place.
+TEST_P(CudaConv2dTest, ChannelsLastInputsAndOutput) {
+  const sy_dtype_t dtype = GetParam();
+  Runtime& rt = *Env().runtime;
+  const auto to_nchw = [&](const Tensor& t) {
+    return rt.Call(rt.FindOp("permute").value(), {t},
+                   {Attr(std::vector<int64_t>{0, 3, 1, 2})}).value()[0];
+  };
+  // Host copies in NCHW order of NHWC uploads.
+  const auto nchw_host = [](const Host& h, int64_t n, int64_t hh, int64_t ww, int64_t c) {
+    Host out;
+    out.shape = {n, c, hh, ww};
+    out.values.resize(h.values.size());
+    for (int64_t a = 0; a < n; ++a)
+      for (int64_t i = 0; i < hh; ++i)
+        for (int64_t j = 0; j < ww; ++j)
+          for (int64_t k = 0; k < c; ++k)
+            out.values[((a * c + k) * hh + i) * ww + j] = h.values[((a * hh + i) * ww + j) * c + k];
+    return out;
+  };
+  Host xs, ws, b;
+  Tensor sx = Upload(dtype, {4, 10, 10, 32}, 171, &xs);  // N H W C
+  Tensor sw = Upload(dtype, {64, 3, 3, 32}, 172, &ws);   // K R S C
+  Tensor tb = Upload(dtype, {64}, 173, &b);
+  const Host x = nchw_host(xs, 4, 10, 10, 32), w = nchw_host(ws, 64, 3, 3, 32);
+  Conv c;
+  c.padding[0] = c.padding[1] = 1;
+  c.stride[1] = 2;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, &b, c, &shape);
+  Tensor storage = rt.Empty(*Env().cuda, dtype, {shape[0], shape[2], shape[3], shape[1]}).value();
+  Tensor y = to_nchw(storage);
+  absl::Status st = rt.CallOut(Op(), {to_nchw(sx), to_nchw(sw), tb}, c.Attrs(), {y});
+  ASSERT_TRUE(st.ok()) << st;
+  EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
+}
+
+// Each heuristic variant (the autotuner's candidates) computes the same.
+TEST_P(CudaConv2dTest, EveryHeuristicVariant) {
+  const sy_dtype_t dtype = GetParam();
+  if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
+  Runtime& rt = *Env().runtime;
+  Host x, w;
+  Tensor tx = Upload(dtype, {2, 24, 14, 14}, 181, &x);
+  Tensor tw = Upload(dtype, {16, 24, 3, 3}, 182, &w);
+  Conv c;
+  std::vector<int64_t> shape;
+  const std::vector<double> want = Reference(x, w, nullptr, c, &shape);
+  const std::string d(plugin::DtypeName(dtype));
+  const std::string kernel = "cuda::conv2d." + d + "." + d + ".none";
+  const std::vector<Attr> attrs = c.Attrs();
+  for (int variant = 0; variant < 4; ++variant) {
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    const Tensor none;
+    const Tensor* in[3] = {&tx, &tw, nullptr};
+    TensorList produced;
+    CallArgs args;
+    args.inputs = absl::MakeConstSpan(in);
+    args.attrs = absl::Span<const sy_attr_t>(attrs.data(), attrs.size());
+    args.produced = &produced;
+    args.route = RouteRequest::Kernel(kernel, variant);
+    absl::Status st = rt.Execute(Op(), args);
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_LT(RelativeError(Download(produced[0]), want), Tolerance(dtype));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaConv2dTest,
-                         ::testing::Values(SY_DTYPE_F32, SY_DTYPE_F16,
-                                           SY_DTYPE_BF16),
+                         ::testing::Values(SY_DTYPE_F32, SY_DTYPE_F64,
+                                           SY_DTYPE_F16, SY_DTYPE_BF16),
                          [](const auto& info) {
                            return std::string(plugin::DtypeName(info.param));
                          });
@@ -289,10 +399,72 @@ TEST(CudaConv2dLoad, LogsTheCudnnItLoaded) {
   SY_SKIP_WITHOUT_CUDA();
   bool registered = false, absent = false;
   for (const std::string& line : Env().load_log) {
-    registered |= line.find("): conv2d registered") != std::string::npos;
+    registered |= line.find("): conv2d through its graph API") != std::string::npos;
     absent |= line.find("conv2d not registered") != std::string::npos;
   }
   EXPECT_NE(registered, absent) << "the cuda plugin should say either way";
+}
+
+// Plans are built once per problem and kept; with room for two, a third
+// problem evicts the least recently used, which is then built again. The
+// plan cache says so in the debug log. The capacity is the plugin option
+// conv2d_plan_cache_size, which a runtime's load applies to the process.
+TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
+  SY_SKIP_WITHOUT_CUDA();
+  const auto runtime_with = [](int capacity) {
+    RuntimeOptions options;
+    options.loader.use_environment = false;
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {CpuManifest(), CudaManifest()};
+    options.loader.plugin_options = {"cuda.conv2d_plan_cache_size=" +
+                                     std::to_string(capacity)};
+    return Runtime::Create(options).value();
+  };
+  std::unique_ptr<Runtime> rt = runtime_with(2);
+  Device* cuda = rt->GetDevice("cuda:0").value();
+  const OpHandle conv = rt->FindOp("conv2d").value();
+  // Three problems, told apart by their odd channel counts.
+  const auto call = [&](int64_t channels) {
+    const std::vector<float> xv = RandomFloats(1 * channels * 6 * 6, 191);
+    const std::vector<float> wv = RandomFloats(4 * channels * 3 * 3, 192);
+    Tensor x = rt->FromHost(*cuda, SY_DTYPE_F32, {1, channels, 6, 6}, xv.data(),
+                            xv.size() * 4).value();
+    Tensor w = rt->FromHost(*cuda, SY_DTYPE_F32, {4, channels, 3, 3}, wv.data(),
+                            wv.size() * 4).value();
+    ASSERT_TRUE(rt->Call(conv, {x, w, Tensor()}, Conv().Attrs()).ok());
+    ASSERT_TRUE(rt->Synchronize(*cuda).ok());
+  };
+  std::vector<std::string> lines;
+  const LogLevel previous = GetLogLevel();
+  SetLogLevel(LogLevel::kDebug);
+  SetLogSink([&](LogLevel, absl::string_view m) {
+    if (m.find("plan cache") != absl::string_view::npos) lines.emplace_back(m);
+  });
+  for (int64_t c : {int64_t{13}, int64_t{17}, int64_t{13}, int64_t{19}, int64_t{17},
+                    int64_t{13}}) {
+    call(c);
+  }
+  SetLogSink(nullptr);
+  SetLogLevel(previous);
+  const auto count = [&](const std::string& what, int64_t channels) {
+    const std::string shape = "x [1, " + std::to_string(channels) + ", 6, 6]";
+    int n = 0;
+    for (const std::string& l : lines) {
+      n += l.find(what) != std::string::npos && l.find(shape) != std::string::npos;
+    }
+    return n;
+  };
+  // 13 built; 17 built; 13 hit; 19 built, evicts 17; 17 built again,
+  // evicts 13; 13 built again, evicts 19.
+  EXPECT_EQ(count("built the plan of", 13), 2);
+  EXPECT_EQ(count("built the plan of", 17), 2);
+  EXPECT_EQ(count("built the plan of", 19), 1);
+  EXPECT_EQ(count("evicted the least recently used plan", 17), 1);
+  EXPECT_EQ(count("evicted the least recently used plan", 13), 1);
+  EXPECT_EQ(count("evicted the least recently used plan", 19), 1);
+  for (const std::string& l : lines) std::printf("  %s\n", l.c_str());
+  rt.reset();
+  runtime_with(256).reset();  // the default again, for the tests that follow
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The cuda plugin without cuDNN: SWITCHYARD_CUDNN_LIBRARY names a file that
 // does not exist (set before the runtime loads the plugin), so conv2d is
-// not registered, load says so in plain words, and every other cuda kernel
-// still works. Skips without a GPU (no kernels are registered then).
+// not registered for f32/f16/bf16, load says so in plain words, attention
+// still runs the plugin's own kernel, and every other cuda kernel still
+// works. Skips without a GPU (no kernels are registered then).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -28,10 +29,12 @@ TEST(CudaWithoutCudnn, Conv2dIsNotRegisteredAndLoadSaysWhy) {
   EXPECT_EQ(record->outcome, LoadOutcome::kLoaded);
   std::string note;
   for (const std::string& n : record->notes) {
-    if (n.find("cuDNN") != std::string::npos) note = n;
+    if (n.find("cuDNN not found") != std::string::npos) note = n;
   }
   EXPECT_THAT(note, HasSubstr(std::string("cuDNN not found (") + kMissing + ": "));
-  EXPECT_THAT(note, HasSubstr("): conv2d not registered; install cuDNN 9"));
+  EXPECT_THAT(note, HasSubstr("): conv2d not registered for f32, f16 and bf16"));
+  EXPECT_THAT(note, HasSubstr("runs the plugin's own flash kernel only"));
+  EXPECT_THAT(note, HasSubstr("install cuDNN 9"));
 
   Runtime& rt = *Env().runtime;
   const std::vector<float> xv = RandomFloats(1 * 2 * 5 * 5, 7);
@@ -44,6 +47,14 @@ TEST(CudaWithoutCudnn, Conv2dIsNotRegisteredAndLoadSaysWhy) {
       rt.Explain(rt.FindOp("conv2d").value(), {x, w, Tensor()});
   EXPECT_FALSE(how.ok() && how->find("kernel cuda") != std::string::npos)
       << *how;
+  // Attention keeps its fused kernel (the plugin's own): explain names it.
+  std::vector<uint16_t> ones(2 * 8 * 16, 0x3f80);  // bf16 1.0
+  Tensor q = rt.FromHost(*Env().cuda, SY_DTYPE_BF16, {2, 8, 16}, ones.data(),
+                         ones.size() * 2).value();
+  absl::StatusOr<std::string> attn = rt.Explain(
+      rt.FindOp("scaled_dot_product_attention").value(), {q, q, q, Tensor()});
+  ASSERT_TRUE(attn.ok()) << attn.status();
+  EXPECT_THAT(*attn, HasSubstr("kernel cuda::scaled_dot_product_attention"));
   // Other cuda kernels are unaffected.
   std::vector<Tensor> sum = rt.Call(rt.FindOp("add").value(), {x, x}).value();
   std::vector<float> got(xv.size());

@@ -74,13 +74,21 @@ TEST(CudaLoad, WithAGpuRegistersDevicesAndKernels) {
   const LoadRecord* record = CudaRecord();
   ASSERT_NE(record, nullptr);
   EXPECT_GT(record->num_kernels, 100);
-  EXPECT_EQ(record->num_schemas, 1);  // cuda::linear_gelu
+  EXPECT_EQ(record->num_schemas, 2);  // cuda::linear_gelu, cuda::conv2d_relu
   const DeviceProperties& p = Env().cuda->properties();
   EXPECT_FALSE(p.name.empty());
   EXPECT_EQ(p.vendor, "NVIDIA");
   EXPECT_THAT(p.driver_version, HasSubstr("CUDA driver"));
   EXPECT_GT(p.total_memory_bytes, 0u);
   EXPECT_GT(p.compute_units, 0);
+  // The load time, split (Note [Load time] in cuda_plugin.cc).
+  bool split = false;
+  for (const std::string& n : record->notes) {
+    split |= n.find("load time: CUDA driver initialization ") != std::string::npos &&
+             n.find("; the plugin's own work ") != std::string::npos;
+  }
+  EXPECT_TRUE(split) << "the load record should say how long the driver and "
+                        "the plugin took";
 }
 
 }  // namespace

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "dispatcher/loading/plugin_loader.h"
-#include "dispatcher/runtime/runtime.h"
+#include "../bench_util.h"
+#include "switchyard/switchyard.hpp"
 
 #ifdef SWITCHYARD_HAVE_TORCH
 #include <ATen/ATen.h>
@@ -29,21 +29,11 @@
 
 namespace {
 
-std::vector<float> RandomData(int64_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> data(static_cast<size_t>(n));
-  for (float& x : data) x = dist(gen);
-  return data;
-}
+using sy::bench::Must;
+using sy::bench::Numel;
+using sy::bench::RandomData;
 
-int64_t Numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-// One runtime over a fixed set of plugins from the build's plugin folder.
+// One context over a fixed set of plugins from the default plugin folder.
 class Backend {
  public:
   static Backend& CpuOnly() {
@@ -55,54 +45,39 @@ class Backend {
     return *b;
   }
 
-  sy::core::Tensor Random(const std::vector<int64_t>& shape, uint32_t seed) {
-    const std::vector<float> data = RandomData(Numel(shape), seed);
-    return runtime_->FromHost(*cpu_, SY_DTYPE_F32, shape, data.data(),
-                              data.size() * sizeof(float))
-        .value();
+  sy::Tensor Random(const std::vector<int64_t>& shape, uint32_t seed) {
+    return sy::bench::RandomF32(cpu_, shape, seed, -1.0f, 1.0f);
   }
-  sy::core::Tensor Empty(const std::vector<int64_t>& shape) {
-    return runtime_->Empty(*cpu_, SY_DTYPE_F32, shape).value();
-  }
-  sy::core::OpHandle Op(const char* name) { return runtime_->FindOp(name).value(); }
-  sy::core::Runtime& runtime() { return *runtime_; }
-  int threads() const { return cpu_->properties().compute_units; }
+  sy::Tensor Empty(const std::vector<int64_t>& shape) { return sy::bench::EmptyF32(cpu_, shape); }
+  sy::Op Op(const char* name) { return Must(context_.op(name), name); }
+  int threads() const { return sy::bench::Threads(cpu_); }
 
  private:
-  explicit Backend(const std::vector<std::string>& plugins) {
-    sy::core::RuntimeOptions options;
-    options.loader.use_environment = false;
-    options.loader.use_default_path = false;
-    for (const std::string& p : plugins) {
-      options.loader.search_paths.push_back(sy::core::DefaultPluginDirectory() + "/" +
-                                            p + ".json");
-    }
-    runtime_ = sy::core::Runtime::Create(options).value();
-    cpu_ = runtime_->GetDevice("cpu").value();
-  }
-  std::unique_ptr<sy::core::Runtime> runtime_;
-  sy::core::Device* cpu_ = nullptr;
+  explicit Backend(const std::vector<std::string>& plugins)
+      : context_(sy::bench::ContextWith(plugins)),
+        cpu_(Must(context_.device("cpu"), "cpu")) {}
+  sy::Context context_;
+  sy::Device cpu_;
 };
 
 // Times `op` into a preallocated output; the first call (primitive
 // creation, JIT) happens before timing.
 void Run(benchmark::State& state, Backend& b, const char* op,
-         const std::vector<sy::core::Tensor>& inputs,
-         const std::vector<sy::core::Attr>& attrs, const std::vector<int64_t>& out_shape,
-         int64_t items) {
-  const sy::core::OpHandle handle = b.Op(op);
-  const sy::core::Tensor outputs[1] = {b.Empty(out_shape)};
-  absl::Status status = b.runtime().CallOut(handle, inputs, attrs, outputs);
+         const std::vector<sy::Tensor>& inputs, const std::vector<sy::Attr>& attrs,
+         const std::vector<int64_t>& out_shape, int64_t items) {
+  const sy::Op handle = b.Op(op);
+  const sy::Tensor outputs[1] = {b.Empty(out_shape)};
+  sy::Status status = handle.call_out(inputs, attrs, outputs);
   if (!status.ok()) {
-    state.SkipWithError(std::string(status.message()).c_str());
+    state.SkipWithError(status.message().c_str());
     return;
   }
-  const auto how = b.runtime().Explain(handle, inputs, attrs);
+  const sy::Result<std::string> how = handle.explain(inputs, attrs);
   state.SetLabel(how.ok() ? *how : "?");
   for (auto _ : state) {
-    status = b.runtime().CallOut(handle, inputs, attrs, outputs);
+    status = handle.call_out(inputs, attrs, outputs);
     if (!status.ok()) {
-      state.SkipWithError(std::string(status.message()).c_str());
+      state.SkipWithError(status.message().c_str());
       return;
     }
   }
@@ -135,23 +110,22 @@ void Conv(benchmark::State& state, Backend& b) {
   const ConvShape& s = kConvShapes[state.range(0)];
   static const int64_t kOnes[2] = {1, 1};
   static const int64_t kPads[2][2] = {{0, 0}, {1, 1}};
-  const std::vector<sy::core::Attr> attrs = {
-      sy::core::Attr(absl::Span<const int64_t>(kOnes)),
-      sy::core::Attr(absl::Span<const int64_t>(kPads[s.pad]))};
+  const std::vector<sy::Attr> attrs = {sy::Attr(std::span<const int64_t>(kOnes)),
+                                       sy::Attr(std::span<const int64_t>(kPads[s.pad]))};
   Run(state, b, "conv2d",
       {b.Random({1, s.c, s.hw, s.hw}, 1), b.Random({s.oc, s.c, s.k, s.k}, 2),
-       sy::core::Tensor()},
+       sy::Tensor()},
       attrs, {1, s.oc, s.hw, s.hw}, ConvFlops(s));
 }
 void Softmax(benchmark::State& state, Backend& b) {
-  Run(state, b, "softmax", {b.Random({kRows, kCols}, 1)}, {sy::core::Attr(-1)},
+  Run(state, b, "softmax", {b.Random({kRows, kCols}, 1)}, {sy::Attr(-1)},
       {kRows, kCols}, kRows * kCols);
 }
 void LayerNorm(benchmark::State& state, Backend& b) {
   static const int64_t kShape[1] = {kCols};
   Run(state, b, "layer_norm",
       {b.Random({kRows, kCols}, 1), b.Random({kCols}, 2), b.Random({kCols}, 3)},
-      {sy::core::Attr(absl::Span<const int64_t>(kShape)), sy::core::Attr(1e-5)},
+      {sy::Attr(std::span<const int64_t>(kShape)), sy::Attr(1e-5)},
       {kRows, kCols}, kRows * kCols);
 }
 

@@ -3,10 +3,12 @@
 // (float, int32_t, int64_t or bool):
 // - integers wrap on overflow (computed unsigned, no signed-overflow UB);
 // - bool: add and maximum are `or`, mul and minimum are `and`;
-// - maximum/minimum propagate NaN.
-// Integer div and pow have no kernels here (a device-side zero divisor could
-// only be reported after the fact); they run as floats after a cast, or on
-// the cpu plugin.
+// - maximum/minimum propagate NaN;
+// - integer div truncates toward zero (INT_MIN / -1 wraps to INT_MIN) and
+//   integer pow wraps (0^0 is 1), as the cpu plugin's. Some integer b have
+//   no result (a zero divisor, a negative exponent): `Refuses(b)` says so,
+//   the functors give 0 there, and the kernels report it (binary.cu reads
+//   a device flag back; binary_scalar.cu checks the Scalar on the host).
 #ifndef SWITCHYARD_GPU_BINARY_OPS_CUH_
 #define SWITCHYARD_GPU_BINARY_OPS_CUH_
 
@@ -64,17 +66,71 @@ struct MulOp {
 struct DivOp {
   static constexpr std::string_view kTensor = "div.Tensor";
   static constexpr std::string_view kScalar = "div.Scalar";
-  static constexpr bool kBool = false, kInt = false;
+  static constexpr bool kBool = false, kInt = true;
+  // An integer b without a result.
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return a / b; }
+  __host__ __device__ static bool Refuses(T b) {
+    return b == T(0);
+  }
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return WrapInt(T(0), a, [](auto x, auto y) { return x - y; });
+      }
+      return static_cast<T>(a / b);
+    } else {
+      return a / b;
+    }
+  }
 };
 
 struct PowOp {
   static constexpr std::string_view kTensor = "pow.Tensor";
   static constexpr std::string_view kScalar = "pow.Scalar";
-  static constexpr bool kBool = false, kInt = false;
+  static constexpr bool kBool = false, kInt = true;
   template <class T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return math::Pow(a, b); }
+  __host__ __device__ static bool Refuses(T b) {
+    if constexpr (std::is_signed_v<T>) {
+      return b < T(0);
+    } else {
+      return false;
+    }
+  }
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if constexpr (kIsInt<T>) {
+      // Square and multiply in the unsigned type (at least 32 bits, so
+      // that 8-bit products never overflow into signed int).
+      using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+      if (Refuses(b)) return T(0);
+      U base = static_cast<U>(a), result = 1;
+      for (auto e = static_cast<std::make_unsigned_t<T>>(b); e != 0; e >>= 1) {
+        if (e & 1) result = static_cast<U>(result * base);
+        base = static_cast<U>(base * base);
+      }
+      return static_cast<T>(result);
+    } else {
+      return math::Pow(a, b);
+    }
+  }
+};
+
+// Op over integers with b checked: where Op refuses b, the result is 0 and
+// *refused becomes 1 (a benign race: every writer writes 1).
+template <class Op>
+struct Checked {
+  Op op;
+  int* refused;
+  template <class T>
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    if (Op::Refuses(b)) {
+      *refused = 1;
+      return T(0);
+    }
+    return op(a, b);
+  }
 };
 
 struct MaximumOp {

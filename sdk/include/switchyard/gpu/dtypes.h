@@ -25,10 +25,11 @@
 namespace sy::gpu {
 
 // Floating dtypes: every float op (exp, softmax, mean, div, …).
-inline constexpr sy_dtype_t kFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F16,
-                                              SY_DTYPE_BF16};
+inline constexpr sy_dtype_t kFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F64,
+                                              SY_DTYPE_F16, SY_DTYPE_BF16};
 // Integer dtypes: the ops integers have (neg, add, compare, sum, max, …).
-inline constexpr sy_dtype_t kIntDtypes[] = {SY_DTYPE_I32, SY_DTYPE_I64};
+inline constexpr sy_dtype_t kIntDtypes[] = {SY_DTYPE_I32, SY_DTYPE_I64,
+                                            SY_DTYPE_I8, SY_DTYPE_U8};
 // bool, where an op means something for it (and, or, compare, cast, sum).
 inline constexpr sy_dtype_t kBoolDtypes[] = {SY_DTYPE_BOOL};
 // Index dtypes of embedding.

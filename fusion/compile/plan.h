@@ -1,0 +1,52 @@
+// What a compiled graph runs: its final op graph and the steps over it —
+// an op called through the dispatcher, or a fused kernel launched — in an
+// order where every step's inputs are ready.
+//
+// Thread-safety: a Plan is immutable once built; RunPlan may be called from
+// several threads at once (each run has its own tensors).
+#ifndef SWITCHYARD_FUSION_COMPILE_PLAN_H_
+#define SWITCHYARD_FUSION_COMPILE_PLAN_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "dispatcher/dispatch/dispatcher.h"
+#include "fusion/backend/kernel_cache.h"
+#include "fusion/capture/op_graph.h"
+#include "fusion/graph.h"
+#include "fusion/ir/fused_ir.h"
+
+namespace sy::fusion {
+
+struct FusedStep {
+  std::shared_ptr<CompiledKernel> kernel;
+  FusedKernel ir;
+  std::vector<int> input_values;    // graph values bound to the IR inputs
+  std::vector<int> output_buffers;  // graph buffers the IR outputs fill
+  std::vector<int> nodes;           // the ops it stands for
+  core::Device* device = nullptr;
+};
+
+struct Step {
+  enum class Kind { kOp, kFused };
+  Kind kind = Kind::kOp;
+  int index = -1;  // kOp: a node; kFused: into Plan::fused
+};
+
+struct Plan {
+  core::Dispatcher* dispatcher = nullptr;
+  OpGraph graph;
+  std::vector<FusedStep> fused;
+  std::vector<Step> steps;
+  std::string description;
+  CompileStats stats;
+};
+
+absl::StatusOr<std::vector<core::Tensor>> RunPlan(const Plan& plan,
+                                                  absl::Span<const core::Tensor> inputs);
+
+}  // namespace sy::fusion
+
+#endif  // SWITCHYARD_FUSION_COMPILE_PLAN_H_

@@ -1,0 +1,454 @@
+// conv2d plans through cuDNN's graph API, and their LRU cache (Note [Conv
+// plans] in conv2d.h).
+#include "kernels/conv2d_plans.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cuda_util.h"
+#include "kernels/cudnn_graph.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda {
+namespace {
+
+using ::sy::plugin::MakeError;
+using ::sy::plugin::ShapeToString;
+using ::sy::plugin::StrCat;
+
+constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3, kUidBias = 4, kUidConv = 5,
+                  kUidAdd = 6;
+// Configurations timed for a measured pick, and the most workspace one may
+// use (larger ones are skipped, as cudnn.benchmark caps its own).
+constexpr int kMaxTimed = 16;
+constexpr int64_t kMaxWorkspace = int64_t{256} << 20;
+
+cudnnDataType_t IoType(int32_t dtype) {
+  switch (dtype) {
+    case SY_DTYPE_F16: return CUDNN_DATA_HALF;
+    case SY_DTYPE_BF16: return CUDNN_DATA_BFLOAT16;
+    default: return CUDNN_DATA_FLOAT;
+  }
+}
+
+void PackedStrides(const int64_t* d, bool nhwc, std::vector<int64_t>* out) {
+  if (nhwc) {
+    *out = {d[1] * d[2] * d[3], 1, d[3] * d[1], d[1]};
+  } else {
+    *out = {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+  }
+}
+
+void OutputDims(const ConvKey& k, int64_t* y) {
+  y[0] = k.x[0];
+  y[1] = k.w[0];
+  for (int d = 0; d < 2; ++d) {
+    const int64_t span = k.dilation[d] * (k.w[2 + d] - 1) + 1;
+    y[2 + d] = (k.x[2 + d] + 2 * k.padding[d] - span) / k.stride[d] + 1;
+  }
+}
+
+std::string Describe(const ConvKey& k) {
+  return StrCat(plugin::DtypeName(static_cast<sy_dtype_t>(k.dtype)), " ",
+                k.nhwc ? "NHWC" : "NCHW", " x ",
+                ShapeToString(std::span<const int64_t>(k.x, 4)), " weight ",
+                ShapeToString(std::span<const int64_t>(k.w, 4)), " stride ",
+                ShapeToString(std::span<const int64_t>(k.stride, 2)), " padding ",
+                ShapeToString(std::span<const int64_t>(k.padding, 2)),
+                " dilation ", ShapeToString(std::span<const int64_t>(k.dilation, 2)),
+                k.bias ? " +bias" : "", k.relu ? " +relu" : "",
+                k.variant >= 0 ? StrCat(" variant ", k.variant) : std::string());
+}
+
+struct KeyHash {
+  size_t operator()(const ConvKey& k) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(&k);
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (size_t i = 0; i < sizeof(ConvKey); ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return static_cast<size_t>(h);
+  }
+};
+struct KeyEq {
+  bool operator()(const ConvKey& a, const ConvKey& b) const {
+    return std::memcmp(&a, &b, sizeof(ConvKey)) == 0;
+  }
+};
+
+// A cached outcome: a plan, or why there is none.
+struct Outcome {
+  std::shared_ptr<const CudnnPlan> plan;
+  sy_status_code_t code = SY_STATUS_OK;
+  std::string error;
+};
+
+class PlanCache {
+ public:
+  bool Find(const ConvKey& key, Outcome* out) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return false;
+    lru_.splice(lru_.begin(), lru_, it->second.pos);  // most recently used
+    *out = it->second.outcome;
+    return true;
+  }
+
+  void Insert(const ConvKey& key, const Outcome& outcome) {
+    std::vector<std::string> evicted;
+    size_t size = 0, capacity = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = map_.find(key);
+      if (it != map_.end()) return;  // another thread built it meanwhile
+      lru_.push_front(key);
+      map_.emplace(key, Entry{outcome, lru_.begin()});
+      Trim(&evicted);
+      size = map_.size();
+      capacity = capacity_;
+    }
+    Debug(StrCat("built the plan of ", Describe(key), ": ",
+                 outcome.plan ? StrCat(outcome.plan->engine, ", ",
+                                       outcome.plan->workspace, " bytes of workspace")
+                              : StrCat("none (", outcome.error, ")"),
+                 "; ", size, " of ", capacity, " problems cached"));
+    for (const std::string& e : evicted) {
+      Debug(StrCat("evicted the least recently used plan (", e, ")"));
+    }
+  }
+
+  void SetCapacity(size_t capacity) {
+    std::vector<std::string> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      capacity_ = std::max<size_t>(capacity, 1);
+      Trim(&evicted);
+    }
+    for (const std::string& e : evicted) {
+      Debug(StrCat("evicted the least recently used plan (", e, ")"));
+    }
+  }
+
+ private:
+  struct Entry {
+    Outcome outcome;
+    std::list<ConvKey>::iterator pos;
+  };
+
+  // Requires mu_. Plans in use elsewhere live on in their shared_ptrs.
+  void Trim(std::vector<std::string>* evicted) {
+    while (map_.size() > capacity_) {
+      const ConvKey& last = lru_.back();
+      evicted->push_back(Describe(last));
+      map_.erase(last);
+      lru_.pop_back();
+    }
+  }
+
+  static void Debug(const std::string& line) {
+    plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
+                StrCat("cuda plugin: conv2d: plan cache: ", line));
+  }
+
+  std::mutex mu_;
+  size_t capacity_ = 256;
+  std::list<ConvKey> lru_;
+  std::unordered_map<ConvKey, Entry, KeyHash, KeyEq> map_;
+};
+
+PlanCache& Cache() {
+  static PlanCache* cache = new PlanCache;  // outlives static destructors
+  return *cache;
+}
+
+sy_error_t* BuildGraph(const CudnnBuilder& b, cudnnHandle_t handle,
+                       const ConvKey& k, CudnnDesc* graph) {
+  int64_t y[4];
+  OutputDims(k, y);
+  const cudnnDataType_t io = IoType(k.dtype);
+  const bool epilogue = k.bias != 0 || k.relu != 0;
+  CudnnBuilder::TensorSpec spec;
+  CudnnDesc tx, tw, ty, tb, tconv, tadd;
+  spec.type = io;
+  spec.uid = kUidX;
+  spec.dims.assign(k.x, k.x + 4);
+  PackedStrides(k.x, k.nhwc, &spec.strides);
+  spec.alignment = k.align[0];
+  SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(spec, &tx));
+  spec.uid = kUidW;
+  spec.dims.assign(k.w, k.w + 4);
+  PackedStrides(k.w, k.nhwc, &spec.strides);
+  spec.alignment = k.align[1];
+  SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(spec, &tw));
+  spec.uid = kUidY;
+  spec.dims.assign(y, y + 4);
+  PackedStrides(y, k.nhwc, &spec.strides);
+  spec.alignment = k.align[2];
+  SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(spec, &ty));
+  if (epilogue) {
+    CudnnBuilder::TensorSpec v = spec;
+    v.type = CUDNN_DATA_FLOAT;
+    v.is_virtual = true;
+    v.alignment = 16;
+    v.uid = kUidConv;
+    SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(v, &tconv));
+    if (k.bias != 0 && k.relu != 0) {
+      v.uid = kUidAdd;
+      SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(v, &tadd));
+    }
+  }
+  if (k.bias != 0) {
+    CudnnBuilder::TensorSpec bs;
+    bs.type = io;
+    bs.uid = kUidBias;
+    bs.dims = {1, k.w[0], 1, 1};
+    bs.strides = {k.w[0], 1, 1, 1};
+    bs.alignment = k.align[3];
+    SY_PLUGIN_RETURN_IF_ERROR(b.Tensor(bs, &tb));
+  }
+
+  CudnnDesc conv;
+  SY_PLUGIN_RETURN_IF_ERROR(b.Create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR, &conv));
+  const cudnnDataType_t comp = CUDNN_DATA_FLOAT;
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const int64_t spatial = 2;
+  SY_PLUGIN_RETURN_IF_ERROR(
+      b.Set(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &comp));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE,
+                                  CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS,
+                                  CUDNN_TYPE_INT64, 1, &spatial));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS,
+                                  CUDNN_TYPE_INT64, 2, k.dilation));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES,
+                                  CUDNN_TYPE_INT64, 2, k.stride));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS,
+                                  CUDNN_TYPE_INT64, 2, k.padding));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS,
+                                  CUDNN_TYPE_INT64, 2, k.padding));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Finalize(conv, "the convolution descriptor"));
+
+  CudnnDesc op_conv, op_add, op_relu;
+  SY_PLUGIN_RETURN_IF_ERROR(
+      b.Create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, &op_conv));
+  const float alpha = 1.0f, beta = 0.0f;
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+                                  CUDNN_TYPE_FLOAT, 1, &alpha));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Set(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
+                                  CUDNN_TYPE_FLOAT, 1, &beta));
+  SY_PLUGIN_RETURN_IF_ERROR(
+      b.SetDesc(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv));
+  SY_PLUGIN_RETURN_IF_ERROR(b.SetDesc(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, tx));
+  SY_PLUGIN_RETURN_IF_ERROR(b.SetDesc(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, tw));
+  SY_PLUGIN_RETURN_IF_ERROR(b.SetDesc(op_conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+                                      epilogue ? tconv : ty));
+  SY_PLUGIN_RETURN_IF_ERROR(b.Finalize(op_conv, "the convolution operation"));
+  std::vector<const CudnnDesc*> ops = {&op_conv};
+  if (k.bias != 0) {
+    SY_PLUGIN_RETURN_IF_ERROR(b.Pointwise(CUDNN_POINTWISE_ADD, CUDNN_DATA_FLOAT, tconv,
+                                          &tb, nullptr, k.relu != 0 ? tadd : ty,
+                                          &op_add));
+    ops.push_back(&op_add);
+  }
+  if (k.relu != 0) {
+    SY_PLUGIN_RETURN_IF_ERROR(b.Pointwise(CUDNN_POINTWISE_RELU_FWD, CUDNN_DATA_FLOAT,
+                                          k.bias != 0 ? tadd : tconv, nullptr,
+                                          nullptr, ty, &op_relu));
+    ops.push_back(&op_relu);
+  }
+  return MakeOperationGraph(b, handle, ops, graph);
+}
+
+// Runs `plan` once with the call's buffers.
+sy_error_t* Execute(const CudnnBuilder& b, cudnnHandle_t handle,
+                    const CudnnPlan& plan, const ConvKey& k,
+                    const ConvPointers& ptrs, void* workspace) {
+  int64_t uids[4] = {kUidX, kUidW, kUidY, kUidBias};
+  void* pointers[4] = {const_cast<void*>(ptrs.x), const_cast<void*>(ptrs.w), ptrs.y,
+                       const_cast<void*>(ptrs.bias)};
+  const size_t n = k.bias != 0 ? 4 : 3;
+  return ExecutePlan(b, handle, plan, std::span<const int64_t>(uids, n),
+                     std::span<void* const>(pointers, n), workspace);
+}
+
+// The fastest of `plans`, timed with events: one warm-up run each, then
+// the median of three. Plans that fail to run are dropped.
+sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
+                    const gpu::Stream& stream, Scratch& scratch,
+                    std::vector<std::unique_ptr<CudnnPlan>>& plans,
+                    const ConvKey& k, const ConvPointers& ptrs, size_t* best,
+                    std::string* report) {
+  int64_t most = 0;
+  for (const auto& p : plans) most = std::max(most, p->workspace);
+  void* workspace = nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(scratch.Get(static_cast<size_t>(most), b.op(),
+                                        "allocating the engine search's workspace",
+                                        &workspace));
+  cudaEvent_t start = nullptr, end = nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(CudaError(cudaEventCreate(&start), "cuda plugin: conv2d",
+                                      "creating a timing event failed"));
+  sy_error_t* error = CudaError(cudaEventCreate(&end), "cuda plugin: conv2d",
+                                "creating a timing event failed");
+  float best_ms = -1;
+  for (size_t i = 0; i < plans.size() && error == nullptr; ++i) {
+    float ms[3] = {};
+    bool ok = true;
+    for (int r = -1; r < 3 && ok; ++r) {
+      if (r >= 0) cudaEventRecord(start, stream.stream);
+      sy_error_t* run = Execute(b, handle, *plans[i], k, ptrs, workspace);
+      if (run != nullptr) {
+        DropError(run);
+        ok = false;
+        break;
+      }
+      if (r >= 0) {
+        cudaEventRecord(end, stream.stream);
+        if (cudaEventSynchronize(end) != cudaSuccess ||
+            cudaEventElapsedTime(&ms[r], start, end) != cudaSuccess) {
+          ok = false;
+        }
+      }
+    }
+    (void)cudaGetLastError();
+    if (!ok) {
+      *report += StrCat(plans[i]->engine, " failed; ");
+      continue;
+    }
+    std::sort(ms, ms + 3);
+    *report += StrCat(plans[i]->engine, " ", ms[1], " ms; ");
+    if (best_ms < 0 || ms[1] < best_ms) {
+      best_ms = ms[1];
+      *best = i;
+    }
+  }
+  if (start != nullptr) cudaEventDestroy(start);
+  if (end != nullptr) cudaEventDestroy(end);
+  if (error == nullptr && best_ms < 0) {
+    error = MakeError(SY_STATUS_UNIMPLEMENTED,
+                      StrCat("cuda plugin: conv2d: no cuDNN engine ran ",
+                             Describe(k), " (", *report,
+                             "); run conv2d on cpu"));
+  }
+  return error;
+}
+
+// Builds the key's plan: engine configurations, plans, and for variant
+// -1 the measured pick among them.
+Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
+              const gpu::Stream& stream, Scratch& scratch, const ConvKey& k,
+              const ConvPointers& ptrs, std::string_view op) {
+  CudnnBuilder b(lib, op);
+  Outcome out;
+  // A failure of the builder: its text stays in the builder (an error
+  // object cannot be kept in the cache). Anything but running out of
+  // memory means cuDNN cannot take the problem: UNIMPLEMENTED.
+  const auto fail = [&](sy_error_t* e, std::string_view what) {
+    DropError(e);
+    out.code = b.last_code() == SY_STATUS_RESOURCE_EXHAUSTED
+                   ? SY_STATUS_RESOURCE_EXHAUSTED
+                   : SY_STATUS_UNIMPLEMENTED;
+    out.error = StrCat(what, " of ", Describe(k), " failed: ",
+                       b.last_error().empty() ? "no details" : b.last_error());
+    return out;
+  };
+  CudnnDesc graph;
+  if (sy_error_t* e = BuildGraph(b, handle, k, &graph)) return fail(e, "building the graph");
+  static constexpr cudnnBackendNumericalNote_t kNoTf32[] = {
+      CUDNN_NUMERICAL_NOTE_TENSOR_CORE, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS,
+      CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION};
+  static constexpr cudnnBackendNumericalNote_t kF32Accumulate[] = {
+      CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION};
+  std::span<const cudnnBackendNumericalNote_t> refused =
+      k.dtype == SY_DTYPE_F32 ? std::span<const cudnnBackendNumericalNote_t>(kNoTf32)
+                              : std::span<const cudnnBackendNumericalNote_t>(kF32Accumulate);
+  std::vector<CudnnDesc> configs;
+  const int wanted = k.variant >= 0 ? 64 : kMaxTimed;
+  if (sy_error_t* e = EngineConfigs(b, handle, graph, refused, wanted, &configs)) {
+    return fail(e, "the engine heuristics");
+  }
+  std::vector<std::unique_ptr<CudnnPlan>> plans;
+  std::string why;
+  // Variant k: the k-th configuration that builds (the last, if fewer).
+  for (CudnnDesc& config : configs) {
+    auto plan = std::make_unique<CudnnPlan>();
+    if (sy_error_t* e = MakePlan(b, handle, config, plan.get())) {
+      DropError(e);
+      why = b.last_error();
+      continue;
+    }
+    if (plan->workspace > kMaxWorkspace) {
+      why = StrCat(plan->engine, " wants ", plan->workspace, " bytes of workspace");
+      continue;
+    }
+    plans.push_back(std::move(plan));
+    if (k.variant >= 0 && static_cast<int>(plans.size()) > k.variant) break;
+    if (k.variant < 0 && static_cast<int>(plans.size()) >= kMaxTimed) break;
+  }
+  if (plans.empty()) {
+    out.code = SY_STATUS_UNIMPLEMENTED;
+    out.error = StrCat("no cuDNN engine takes ", Describe(k), " (",
+                       configs.size(), " configurations",
+                       why.empty() ? std::string() : StrCat("; last: ", why), ")");
+    return out;
+  }
+  size_t chosen = plans.size() - 1;
+  if (k.variant < 0) {
+    chosen = 0;
+    if (plans.size() > 1) {
+      std::string report;
+      if (sy_error_t* e = Fastest(b, handle, stream, scratch, plans, k, ptrs,
+                                  &chosen, &report)) {
+        DropError(e);
+        out.code = SY_STATUS_UNIMPLEMENTED;
+        out.error = StrCat("no cuDNN engine ran ", Describe(k), " (", report, ")");
+        return out;
+      }
+      plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
+                  StrCat("cuda plugin: conv2d: timed ", Describe(k), ": ", report,
+                         "chose ", plans[chosen]->engine));
+    }
+  }
+  out.plan = std::shared_ptr<const CudnnPlan>(std::move(plans[chosen]));
+  return out;
+}
+
+}  // namespace
+
+void SetConvPlanCacheCapacity(size_t problems) { Cache().SetCapacity(problems); }
+
+sy_error_t* RunConvPlan(const CudnnLibrary& lib, cudnnHandle_t handle,
+                        const gpu::Stream& stream, Scratch& scratch,
+                        const ConvKey& key, const ConvPointers& ptrs,
+                        std::string_view op, bool* no_engine) {
+  *no_engine = false;
+  Outcome outcome;
+  if (!Cache().Find(key, &outcome)) {
+    outcome = Build(lib, handle, stream, scratch, key, ptrs, op);
+    // Resource exhaustion may pass; anything else is the problem's answer.
+    if (outcome.plan != nullptr || outcome.code != SY_STATUS_RESOURCE_EXHAUSTED) {
+      Cache().Insert(key, outcome);
+    }
+  }
+  if (outcome.plan == nullptr) {
+    if (outcome.code == SY_STATUS_UNIMPLEMENTED) {
+      *no_engine = true;
+      return nullptr;
+    }
+    return MakeError(outcome.code,
+                     StrCat("cuda plugin: ", op, ": ", outcome.error,
+                            "; free device memory, or run it on the cpu device"));
+  }
+  void* workspace = nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(scratch.Get(static_cast<size_t>(outcome.plan->workspace),
+                                        op, "allocating the cuDNN workspace failed",
+                                        &workspace));
+  return Execute(CudnnBuilder(lib, op), handle, *outcome.plan, key, ptrs, workspace);
+}
+
+}  // namespace sy::cuda

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Packs what tools/bench/cuda/device_run.sh needs on a GPU machine into one
+# folder: the test and bench binaries, the plugin folder and libswitchyard
+# (stripped), the PyTorch scripts, the device script, and the host
+# libraries the binaries link that a GPU image may lack (everything ldd
+# finds outside glibc, libstdc++/libgcc and the CUDA toolkit, which the
+# GPU machine brings). The tree is also written as tree.tar.xz (GPU code
+# compresses ~15x), so that it fits a size-limited transfer.
+#
+#   tools/bench/cuda/pack_for_device.sh BUILD_DIR DEST
+#
+# On the GPU machine: tar -xJf DEST/tree.tar.xz; cd tree;
+#   BUILT_AT=<BUILD_DIR's repository root> tools/bench/cuda/device_run.sh tests bench
+set -eu
+BUILD=$(cd "$1" && pwd)
+DEST=$2
+SRC=$(cd "$(dirname "$0")/../../.." && pwd)
+rm -rf "$DEST/tree" "$DEST/tree.tar.xz"
+T=$DEST/tree
+mkdir -p "$T/build/release/bin" "$T/build/release/lib/switchyard/plugins" \
+         "$T/tools/bench/cuda" "$T/syslibs"
+BINS="cuda_plugin_test cuda_cudnn_absent_test cuda_op_harness_test bench_cuda bench_block"
+for b in $BINS; do strip -o "$T/build/release/bin/$b" "$BUILD/bin/$b"; done
+for f in "$BUILD"/lib/switchyard/plugins/*; do
+  case $f in
+    *.so) strip -o "$T/build/release/lib/switchyard/plugins/$(basename "$f")" "$f" ;;
+    *) cp "$f" "$T/build/release/lib/switchyard/plugins/" ;;
+  esac
+done
+if [ -e "$BUILD/lib/libswitchyard.so.0.1.0" ]; then
+  strip -o "$T/build/release/lib/libswitchyard.so.0.1.0" "$BUILD/lib/libswitchyard.so.0.1.0"
+fi
+cp "$SRC"/tools/bench/cuda/*.py "$SRC"/tools/bench/cuda/device_run.sh "$T/tools/bench/cuda/"
+# Host libraries: what the binaries and plugins link, minus the base system
+# and the CUDA toolkit's (found on the GPU machine itself).
+for f in "$T"/build/release/bin/* "$T"/build/release/lib/switchyard/plugins/*.so; do
+  ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'
+done | sort -u | grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libpthread|libdl|librt)\.so' \
+  | grep -v '/usr/local/cuda' | while read -r lib; do
+  cp -L "$lib" "$T/syslibs/"
+done
+(cd "$DEST" && tar -cJf tree.tar.xz tree)
+du -sh "$T" "$DEST/tree.tar.xz"
