@@ -97,14 +97,9 @@ PyObject* RunProfiled(const OpPlan& plan, PyObject* context, const BoundCall& ca
 // The op runs without the GIL, so ops on several Python threads run in
 // parallel (a large matmul does not stall the interpreter). Releasing and
 // taking it back costs ~40 ns per call (docs/python.md#measured).
-#ifndef SY_PYTHON_KEEP_GIL
-static bool g_keep = getenv("SYKEEP") != nullptr;
 #define SY_PYTHON_ALLOW_THREADS(statement) \
-  if (g_keep) { statement; } else { Py_BEGIN_ALLOW_THREADS statement;        \
-  Py_END_ALLOW_THREADS }
-#else
-#define SY_PYTHON_ALLOW_THREADS(statement) statement
-#endif
+  Py_BEGIN_ALLOW_THREADS statement;         \
+  Py_END_ALLOW_THREADS
 
 // Runs the bound call: sy_op_call, or sy_op_call_out into `out=`.
 PyObject* Run(const OpPlan& plan, PyObject* context, const BoundCall& call) {
