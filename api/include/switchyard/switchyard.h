@@ -920,7 +920,7 @@ SY_API sy_status_code_t sy_op_unpin_kernel(sy_op_t op, const char* device_type);
 } /* extern "C" */
 
 static_assert(sizeof(void*) == 8, "the Switchyard C API needs 64-bit handles");
-static_assert(SY_STRUCT_SIZE(sy_context_options_t, refused) ==
+static_assert(SY_STRUCT_SIZE(sy_context_options_t, on_load_stage_user_data) ==
                   sizeof(sy_context_options_t), "sy_context_options_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_context_options_t, cpu_fallback) == 88,
               "sy_context_options_t 1.0 ends at cpu_fallback");
@@ -946,16 +946,11 @@ static_assert(SY_STRUCT_SIZE(sy_op_arg_t, kind_name) == sizeof(sy_op_arg_t),
               "sy_op_arg_t 1.0");
 #endif
 
-#endif /* SWITCHYARD_SWITCHYARD_H_ */
-
 /* ===== Since 1.1: strided views and DLPack 1.0 ===========================
  * Added for the Python package (api/python): NumPy-style indexing as views,
  * and the DLPack 1.0 exchange (`__dlpack__(max_version=(1, 0))`) that
  * PyTorch and NumPy 2 speak. The general rules at the top of this header
  * apply (handles, errors, threads, strings). */
-#ifndef SWITCHYARD_SWITCHYARD_H_1_1_VIEWS_DLPACK_
-#define SWITCHYARD_SWITCHYARD_H_1_1_VIEWS_DLPACK_
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1020,4 +1015,4 @@ SY_API sy_status_code_t sy_tensor_from_dlpack_versioned(
 } /* extern "C" */
 #endif
 
-#endif /* SWITCHYARD_SWITCHYARD_H_1_1_VIEWS_DLPACK_ */
+#endif /* SWITCHYARD_SWITCHYARD_H_ */
