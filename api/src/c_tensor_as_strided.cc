@@ -82,20 +82,20 @@ absl::Status CheckLayout(const Tensor& base, const int64_t* shape,
 absl::Status AsStrided(sy_tensor_t tensor, const int64_t* shape,
                        const int64_t* strides, int32_t ndim, int64_t offset,
                        sy_tensor_t* out_tensor) {
-  absl::StatusOr<TensorRef> base =
-      HandleTable::Instance().FindTensor(Token(tensor), "tensor");
+  // Valid until the calling Guard's epoch scope ends.
+  absl::StatusOr<TensorObject*> base = TensorOf(tensor);
   if (!base.ok()) return base.status();
   if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
   uint64_t byte_offset = 0;
-  if (absl::Status s = CheckLayout(base->tensor, shape, strides, ndim, offset,
+  if (absl::Status s = CheckLayout((*base)->tensor, shape, strides, ndim, offset,
                                    &byte_offset);
       !s.ok()) {
     return s;
   }
   const size_t n = static_cast<size_t>(ndim);
-  const Tensor view = Tensor::View(base->tensor, absl::MakeConstSpan(shape, n),
+  const Tensor view = Tensor::View((*base)->tensor, absl::MakeConstSpan(shape, n),
                                    absl::MakeConstSpan(strides, n), byte_offset);
-  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(base->context, view);
+  absl::StatusOr<sy_tensor_t> handle = NewTensorHandle(*(*base)->context, view);
   if (!handle.ok()) return handle.status();
   *out_tensor = *handle;
   return absl::OkStatus();
