@@ -87,7 +87,8 @@ class Tensor(_C.TensorBase):
                 result = result.context.ops.cast(result, dtype)
         if device is not None:
             target = result.context.device(device)
-            result = _C.tensor_to_device(result, target._handle)
+            if target != result.device:
+                result = _C.tensor_to_device(result, target._handle)
         if copy and result is self:
             result = self.context.ops.copy(self)
         return result
