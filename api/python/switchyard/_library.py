@@ -62,7 +62,7 @@ def _import_extension():
 
 _preload()
 _C = _import_extension()
-path = _C.library_path()
+path = os.path.normpath(_C.library_path())
 api_version = _C.api_version()
 if api_version[0] != 1:
     raise ImportError(
