@@ -5,7 +5,8 @@
 #   2. the backend tutorial (docs/writing-a-backend.md): every ```sh block,
 #      in order, against that prefix — the out-of-tree template plugin built
 #      from the installed SDK alone, loaded, and run through conformance;
-#   3. the Python package from the prefix;
+#   3. the Python package from the prefix, and the wheel
+#      (scripts/build-wheel.sh) pip-installed into a venv;
 #   4. `cpack -G DEB`, then the .debs (the main one, and the plugins with
 #      heavy dependencies in packages of their own) installed (as root;
 #      else unpacked) and `switchyard info` finding their plugins.
@@ -56,6 +57,12 @@ print("python:", sy._C.__file__, "on", sy.library_path, ": gelu matches the floa
 PY
 site=$(ls -d "$SWITCHYARD_PREFIX"/lib/python3*/dist-packages)
 PYTHONPATH="$site" /usr/bin/python3 "$work/check.py" "$SWITCHYARD_PREFIX"
+
+echo "=== install: the wheel, pip-installed into a venv"
+scripts/build-wheel.sh "$build" "$work/wheel" >/dev/null
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"  # NumPy from Debian
+"$work/venv/bin/pip" install --no-index --no-deps -q "$work"/wheel/switchyard-*.whl
+(cd "$work" && env -u PYTHONPATH "$work/venv/bin/python" "$work/check.py" "$work/venv/")
 
 echo "=== install: the .debs"
 (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log")
