@@ -81,15 +81,17 @@ function(allowed_for layer out)
   elseif(layer STREQUAL "dispatcher/ops")
     set(allowed ${d}base ${d}ops)
   elseif(layer STREQUAL "dispatcher/memory")
-    set(allowed ${d}base ${d}ops ${d}memory)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory)
   elseif(layer STREQUAL "dispatcher/registry")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry)
   elseif(layer STREQUAL "dispatcher/loading")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry ${d}loading)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading)
   elseif(layer STREQUAL "dispatcher/dispatch")
-    set(allowed ${d}base ${d}ops ${d}memory ${d}registry ${d}loading ${d}dispatch)
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading
+        ${d}dispatch)
   elseif(layer STREQUAL "dispatcher/trace")
-    set(allowed ${d}base ${d}memory ${d}trace)
+    # Tracing sits just above base: every part records into it.
+    set(allowed ${d}base ${d}trace)
   elseif(layer MATCHES "^dispatcher")
     # runtime/, and files directly in dispatcher/: the whole core.
     set(allowed dispatcher)
@@ -158,23 +160,8 @@ set(known_exceptions
   # lower part (or behind an interface memory/ defines).
   "dispatcher/memory/device.cc|dispatcher/registry/plugin_instance.h"
   "dispatcher/memory/tensor.cc|dispatcher/registry/plugin_instance.h"
-  # Merged into main (0360ee5: trace, autotune, fusion, cudav2) while they
-  # failed this check, so main did not build; listed here by the python
-  # branch only so that it builds. Each is for the lead to fix (trace below
-  # dispatch, fusion's evaluator behind the SDK, the bench programs over
-  # the public API) and then drop from this list.
-  "dispatcher/dispatch/dispatcher.cc|dispatcher/trace/trace.h"
-  "dispatcher/dispatch/dispatcher.h|dispatcher/trace/trace.h"
-  "dispatcher/dispatch/run.h|dispatcher/trace/trace.h"
-  "dispatcher/loading/plugin_loader.cc|dispatcher/trace/trace.h"
-  "dispatcher/memory/caching_allocator.cc|dispatcher/trace/trace.h"
-  "plugins/cpu/cpu_device.cc|fusion/fusion_extension.h"
-  "plugins/cpu/fusion/fused_array_ops.cc|fusion/fused_array_ops.h"
-  "plugins/cpu/fusion/fused_program.cc|fusion/fused_program.h"
-  "plugins/cpu/fusion/fused_run.cc|fusion/fused_array_ops.h"
-  "plugins/cpu/fusion/fused_run.cc|fusion/fused_program.h"
-  "plugins/cpu/fusion/fusion_extension.cc|fusion/fusion_extension.h"
-  "plugins/cpu/fusion/fusion_extension.cc|fusion/fused_program.h"
+  # The autotuner and the fusion pass have no face in the C API yet (issues
+  # 15 and 16 say so): their benchmarks drive them through the core.
   "tools/bench/autotune/bench_autotune.cc|autotune/tune_cases.h"
   "tools/bench/autotune/bench_autotune.cc|autotune/tuner.h"
   "tools/bench/autotune/bench_autotune.cc|dispatcher/dispatch/bind.h"
@@ -183,14 +170,16 @@ set(known_exceptions
   "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tune_cases.h"
   "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tuner.h"
   "tools/bench/autotune/bench_autotune_cuda.cc|dispatcher/runtime/runtime.h"
-  "tools/bench/cuda/bench_block.cc|dispatcher/base/error.h"
-  "tools/bench/cuda/bench_block.cc|dispatcher/runtime/runtime.h"
   "tools/bench/fusion/bench_fusion.cc|dispatcher/base/error.h"
   "tools/bench/fusion/bench_fusion.cc|dispatcher/ops/dtype.h"
   "tools/bench/fusion/bench_fusion.cc|fusion/graph.h"
   "tools/bench/fusion/bench_graphs.cc|dispatcher/ops/dtype.h"
   "tools/bench/fusion/bench_graphs.h|dispatcher/runtime/runtime.h"
-  "tools/bench/fusion/bench_graphs.h|fusion/graph.h")
+  "tools/bench/fusion/bench_graphs.h|fusion/graph.h"
+  # In main at 0360ee5 (merged into the python branch), gone from main since:
+  # bench_block drives the core directly. Drop with the next merge of main.
+  "tools/bench/cuda/bench_block.cc|dispatcher/base/error.h"
+  "tools/bench/cuda/bench_block.cc|dispatcher/runtime/runtime.h")
 set(exceptions_seen "")
 
 file(GLOB_RECURSE sources RELATIVE "${SOURCE_DIR}"
@@ -225,7 +214,12 @@ foreach(source IN LISTS sources)
     set(included "${CMAKE_MATCH_1}")
     set(target "")
     string(REGEX MATCH "^[^/]+" first "${included}")
-    if(first IN_LIST top_level_folders AND included MATCHES "/")
+    # A plugin's include root is its own folder (plugins/cpu/fusion/x.h is
+    # "fusion/x.h" there): a file found there is the plugin's own.
+    string(REGEX MATCH "^plugins/[^/]+" plugin_root "${source}")
+    if(NOT plugin_root STREQUAL "" AND EXISTS "${SOURCE_DIR}/${plugin_root}/${included}")
+      set(target "${plugin_root}/${included}")
+    elseif(first IN_LIST top_level_folders AND included MATCHES "/")
       set(target "${included}")
     elseif(included MATCHES "^switchyard/")
       if(EXISTS "${SOURCE_DIR}/sdk/include/${included}")
