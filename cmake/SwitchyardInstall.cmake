@@ -4,7 +4,11 @@
 #   include/switchyard/{switchyard.h,common.h,plugin.h,plugin.hpp}
 #   <libdir>/libswitchyard.so.0 (+ the .so link for linking)
 #   <libdir>/switchyard/plugins/<name>.json + libswitchyard_<name>.so
-#   <libdir>/switchyard/python/switchyard/   (pure Python; PYTHONPATH)
+#   lib/python3/dist-packages/switchyard/   (the Python package, with its
+#                                            compiled _C; under a prefix
+#                                            other than /usr:
+#                                            lib/python3.X/dist-packages;
+#                                            api/python/CMakeLists.txt)
 #   <libdir>/cmake/Switchyard/               (find_package(Switchyard CONFIG))
 #   <libdir>/pkgconfig/switchyard.pc
 #   share/switchyard/template/               (sdk/template: a plugin to copy)

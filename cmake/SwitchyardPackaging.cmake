@@ -53,7 +53,14 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS /usr/local/cuda/lib64 /usr/local/cuda/lib)
 # The package must build plugins too: the SDK's CMake package needs a
 # compiler and CMake, which are the user's to choose, so only suggested.
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake (>= 3.25), g++ | clang, python3-numpy")
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cmake (>= 3.25), g++ | clang")
+# The Python package goes to /usr/lib/python3/dist-packages (api/python):
+# its compiled half (switchyard._C) is built for the Python it was built
+# with, and tensors convert to and from NumPy arrays.
+if(TARGET switchyard_python)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "python3 (>= ${SWITCHYARD_PYTHON_MINOR}~), python3 (<< ${SWITCHYARD_PYTHON_NEXT_MINOR}), python3-numpy")
+endif()
 # The vulkan plugin dlopens the Vulkan loader (so dpkg-shlibdeps cannot see
 # it) and finds no device without a driver: recommend both, lavapipe being
 # the driver every machine can have (docs/vulkan.md).

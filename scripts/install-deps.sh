@@ -16,6 +16,9 @@ packages=(
   rustc cargo             # the Rust crate (api/rust), built offline
   clang libclang-rt-14-dev  # libFuzzer targets
   python3 python3-numpy python3-pytest
+  python3-dev             # the Python package's compiled half, switchyard._C
+  python3-venv python3-setuptools python3-wheel python3-pip  # the wheel (scripts/build-wheel.sh)
+  pybind11-dev            # only for the binding-cost probe (tools/bench/python)
 )
 # The rocm plugin's compiler and HIP headers (ROCm 5.2; its runtime is
 # dlopened, never linked). Debian ships ROCm for amd64 only; elsewhere the

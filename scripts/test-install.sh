@@ -5,7 +5,8 @@
 #   2. the backend tutorial (docs/writing-a-backend.md): every ```sh block,
 #      in order, against that prefix — the out-of-tree template plugin built
 #      from the installed SDK alone, loaded, and run through conformance;
-#   3. the Python package from the prefix;
+#   3. the Python package from the prefix, and the wheel
+#      (scripts/build-wheel.sh) pip-installed into a venv;
 #   4. `cpack -G DEB`, then the .debs (the main one, and the plugins with
 #      heavy dependencies in packages of their own) installed (as root;
 #      else unpacked) and `switchyard info` finding their plugins.
@@ -35,17 +36,33 @@ awk '/^```sh$/ {on=1; next} /^```$/ {on=0} on' docs/writing-a-backend.md \
 (cd "$work" && bash -euxo pipefail tutorial.sh)
 
 echo "=== install: Python from the prefix"
-PYTHONPATH="$SWITCHYARD_PREFIX/lib/switchyard/python" /usr/bin/python3 - <<'PY'
-import math
+# Under a prefix other than /usr the package is in lib/python3.X/dist-packages
+# (the .deb's /usr/lib/python3/dist-packages is checked below, without
+# PYTHONPATH). The check itself is the same script both times.
+cat >"$work/check.py" <<'PY'
+import math, os, sys
 import numpy as np
 import switchyard as sy
 x = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
 y = sy.ops.gelu(sy.tensor(x)).numpy()
 ref = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))(x.astype(np.float64))
 assert np.allclose(y, ref, atol=1e-5), (y, ref)
-assert sy.__file__.startswith(__import__("os").environ["SWITCHYARD_PREFIX"]), sy.__file__
-print("python: gelu from", sy.__file__, "matches the float64 reference")
+root = sys.argv[1]
+for module in (sy, sy._C):
+    assert module.__file__.startswith(root), (module.__file__, root)
+assert sy.library_path.startswith(root), (sy.library_path, root)
+typed = os.path.join(os.path.dirname(sy.__file__), "py.typed")
+assert os.path.exists(typed), typed
+print("python:", sy._C.__file__, "on", sy.library_path, ": gelu matches the float64 reference")
 PY
+site=$(ls -d "$SWITCHYARD_PREFIX"/lib/python3*/dist-packages)
+PYTHONPATH="$site" /usr/bin/python3 "$work/check.py" "$SWITCHYARD_PREFIX"
+
+echo "=== install: the wheel, pip-installed into a venv"
+scripts/build-wheel.sh "$build" "$work/wheel" >/dev/null
+/usr/bin/python3 -m venv --system-site-packages "$work/venv"  # NumPy from Debian
+"$work/venv/bin/pip" install --no-index --no-deps -q "$work"/wheel/switchyard-*.whl
+(cd "$work" && env -u PYTHONPATH "$work/venv/bin/python" "$work/check.py" "$work/venv/")
 
 echo "=== install: the .debs"
 (cd "$build" && cpack -G DEB -B "$work/deb" >"$work/cpack.log")
@@ -69,6 +86,8 @@ if [[ $(id -u) -eq 0 ]] && command -v dpkg >/dev/null; then
   env -u SWITCHYARD_PREFIX switchyard info >"$work/info.txt" 2>"$work/info-stderr.txt"
   sed -n '1,6p' "$work/info.txt"
   grep -q "plugin 'cpu' (/usr/lib/switchyard/plugins/cpu.json): loaded" "$work/info.txt"
+  # Debian's python3 imports the package without PYTHONPATH.
+  (cd "$work" && env -u PYTHONPATH /usr/bin/python3 "$work/check.py" /usr/)
   # No cuda plugin installed, so no word about CUDA on a machine without it.
   if grep -qi "cuda" "$work/info-stderr.txt"; then
     echo "switchyard info warned about CUDA without the cuda plugin:" >&2
@@ -86,5 +105,7 @@ else
   "$work/root/usr/bin/switchyard" info >"$work/info.txt"
   sed -n '1,6p' "$work/info.txt"
   grep -q "plugin 'cpu' .*: loaded" "$work/info.txt"
+  PYTHONPATH="$work/root/usr/lib/python3/dist-packages" /usr/bin/python3 \
+    "$work/check.py" "$work/root/usr/"
 fi
 echo "=== install: ok"

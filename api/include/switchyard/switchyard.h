@@ -946,4 +946,73 @@ static_assert(SY_STRUCT_SIZE(sy_op_arg_t, kind_name) == sizeof(sy_op_arg_t),
               "sy_op_arg_t 1.0");
 #endif
 
+/* ===== Since 1.1: strided views and DLPack 1.0 ===========================
+ * Added for the Python package (api/python): NumPy-style indexing as views,
+ * and the DLPack 1.0 exchange (`__dlpack__(max_version=(1, 0))`) that
+ * PyTorch and NumPy 2 speak. The general rules at the top of this header
+ * apply (handles, errors, threads, strings). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* DLPack 1.0's versioned managed tensor (dlpack/dlpack.h >= 1.0). This
+ * header only passes pointers; include a DLPack 1.0 header to look inside. */
+struct DLManagedTensorVersioned;
+
+/* A view of `tensor`'s memory with another layout: `ndim` (0..SY_MAX_RANK)
+ * sizes >= 0 and strides >= 0 in elements, starting `offset` elements
+ * (>= 0) after `tensor`'s first element — what NumPy's basic indexing and
+ * PyTorch's as_strided make. Nothing is copied or waited for; the view
+ * shares the memory (ops writing one are seen through the other).
+ * Ownership: one reference to *out_tensor is the caller's; it keeps the
+ * memory alive on its own. Thread-safety: thread-safe.
+ * Errors: INVALID_ARGUMENT (bad handle, NULL out_tensor or arrays with
+ * ndim > 0, a rank outside [0, SY_MAX_RANK], a negative size, stride or
+ * offset, sizes whose element count overflows int64, or a layout reaching
+ * past the end of the tensor's memory — the message gives the element it
+ * would reach and the memory's size). Since: 1.1. */
+SY_API sy_status_code_t sy_tensor_as_strided(sy_tensor_t tensor,
+                                             const int64_t* shape,
+                                             const int64_t* strides,
+                                             int32_t ndim, int64_t offset,
+                                             sy_tensor_t* out_tensor);
+
+/* DLPack 1.0 flag bits (DLPack's DLPACK_FLAG_BITMASK_*), for `flags`. */
+#define SY_DLPACK_FLAG_READ_ONLY ((uint64_t)1 << 0)
+#define SY_DLPACK_FLAG_IS_COPIED ((uint64_t)1 << 1)
+
+/* Exports a tensor as a DLPack 1.0 DLManagedTensorVersioned (version 1.0)
+ * without copying, like sy_tensor_to_dlpack (it waits for the tensor's
+ * pending work, so a consumer may read it on any stream at once). `flags`
+ * (0, or SY_DLPACK_FLAG_READ_ONLY and/or SY_DLPACK_FLAG_IS_COPIED) are
+ * written into the export's flags: IS_COPIED tells the consumer the memory
+ * is a copy made for it (Python's `__dlpack__(copy=True)`).
+ * Ownership and lifetime: as sy_tensor_to_dlpack; the deleter is
+ * DLManagedTensorVersioned's own.
+ * Errors: INVALID_ARGUMENT (bad handle, NULL out_managed, flag bits other
+ * than those two); the device's failure to synchronize. Since: 1.1. */
+SY_API sy_status_code_t sy_tensor_to_dlpack_versioned(
+    sy_tensor_t tensor, uint64_t flags,
+    struct DLManagedTensorVersioned** out_managed);
+
+/* Makes a tensor of a DLPack 1.x DLManagedTensorVersioned, with the rules
+ * and modes of sy_tensor_from_dlpack. Memory flagged READ_ONLY is never
+ * shared (Switchyard tensors are writable: `out=` writes them): it is
+ * copied under SY_DLPACK_SHARE_OR_COPY and SY_DLPACK_COPY, refused under
+ * SY_DLPACK_SHARE. A tensor this library exported comes back as the same
+ * memory, as with sy_tensor_from_dlpack.
+ * Ownership: on success the context owns `managed` (its deleter runs once,
+ * when the last tensor over the memory is gone or at once after a copy);
+ * on failure the caller still owns it.
+ * Errors: as sy_tensor_from_dlpack, and INVALID_ARGUMENT for a major
+ * version other than 1 (the message gives it) or a read-only tensor under
+ * SY_DLPACK_SHARE. Since: 1.1. */
+SY_API sy_status_code_t sy_tensor_from_dlpack_versioned(
+    sy_context_t context, struct DLManagedTensorVersioned* managed,
+    int32_t mode /* sy_dlpack_import_mode_t */, sy_tensor_t* out_tensor);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
 #endif /* SWITCHYARD_SWITCHYARD_H_ */

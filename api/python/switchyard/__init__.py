@@ -1,17 +1,24 @@
-"""Switchyard for Python: tensors and ops over the C API, through ctypes.
+"""Switchyard for Python: tensors and ops over the C API.
 
     import numpy as np
     import switchyard as sy
 
     x = sy.tensor(np.ones((2, 3), np.float32))
-    y = sy.ops.gelu(x)
-    y.numpy()
+    y = sy.ops.gelu(x + 1)
+    np.asarray(y)
 
-Nothing to compile: the package loads libswitchyard.so (see _library.py for
-where it looks; SWITCHYARD_LIBRARY overrides). docs/python.md is the guide.
+Op calls, tensor creation and attribute access run in the compiled module
+switchyard._C (CPython's C API with vectorcall); the rest is Python.
+docs/python.md is the guide.
 """
 
+import numbers as _numbers
+
+import numpy as _np
+
 from . import _library
+from ._library import _C
+from . import _errors
 from ._context import AllocatorStats, Context, Device, LoadRecord, default_context
 from ._dtypes import (DType, bfloat16, bool_, float16, float32, float64, int8, int32,
                       int64, uint8)
@@ -20,9 +27,14 @@ from ._errors import (AbortedError, AlreadyExistsError, CancelledError, DataLoss
                       InvalidArgumentError, NotFoundError, OutOfRangeError,
                       PermissionDeniedError, ResourceExhaustedError, UnavailableError,
                       UnimplementedError, UnknownError)
+from ._profile import Profile, ProfileRow, profile
 from ._tensor import Tensor, empty, from_dlpack, ones, tensor, zeros
+from . import _dtypes, _tensor
 
-__version__ = _library.text(_library.lib.sy_library_version())
+_C._register(Tensor, dict(_errors.BY_CODE), list(_dtypes.ALL), _dtypes.as_dtype,
+             _tensor._reflected, _numbers.Integral, _numbers.Real, _np.bool_)
+
+__version__ = _C.library_version()
 api_version = _library.api_version
 library_path = _library.path
 
@@ -51,21 +63,51 @@ def synchronize():
     default_context().synchronize()
 
 
-def __getattr__(name):
-    # sy.ops is made on first use: building it creates the default context,
-    # which loads plugins — work an `import switchyard` alone should not do.
-    if name == "ops":
-        return default_context().ops
-    raise AttributeError(f"module 'switchyard' has no attribute '{name}'")
+class _DefaultOps:
+    """sy.ops: the default context's ops, made on first use (making them
+    creates the default context, which loads plugins — work that `import
+    switchyard` alone should not do). Each name is looked up once and kept,
+    so `sy.ops.add` costs a dict lookup; a plugin load or unload in the
+    default context forgets the kept names."""
 
+    def __init__(self):
+        self._listening = False
+
+    def _forget(self):
+        for name in [n for n in vars(self) if not n.startswith("_")]:
+            delattr(self, name)
+
+    def _namespace(self):
+        context = default_context()
+        if not self._listening:
+            context._ops_listeners.append(self._forget)
+            self._listening = True
+        return context.ops
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = getattr(self._namespace(), name)
+        setattr(self, name, value)
+        return value
+
+    def __dir__(self):
+        return dir(self._namespace())
+
+    def __repr__(self):
+        return repr(self._namespace())
+
+
+ops = _DefaultOps()
 
 __all__ = [
     "AbortedError", "AllocatorStats", "AlreadyExistsError", "CancelledError", "Context",
     "DType", "DataLossError", "DeadlineExceededError", "Device", "Error",
     "FailedPreconditionError", "InternalError", "InvalidArgumentError", "LoadRecord",
-    "NotFoundError", "OutOfRangeError", "PermissionDeniedError", "ResourceExhaustedError",
-    "Tensor", "UnavailableError", "UnimplementedError", "UnknownError", "api_version",
-    "bfloat16", "bool_", "default_context", "device", "devices", "empty", "float16",
-    "float32", "float64", "from_dlpack", "int32", "int64", "int8", "library_path",
-    "load_plugin", "load_report", "ones", "ops", "synchronize", "tensor", "uint8", "zeros",
+    "NotFoundError", "OutOfRangeError", "PermissionDeniedError", "Profile", "ProfileRow",
+    "ResourceExhaustedError", "Tensor", "UnavailableError", "UnimplementedError",
+    "UnknownError", "api_version", "bfloat16", "bool_", "default_context", "device",
+    "devices", "empty", "float16", "float32", "float64", "from_dlpack", "int32", "int64",
+    "int8", "library_path", "load_plugin", "load_report", "ops", "profile", "synchronize",
+    "tensor", "uint8", "zeros",
 ]

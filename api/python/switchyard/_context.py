@@ -5,13 +5,13 @@ environment (SWITCHYARD_PLUGIN_PATH, SWITCHYARD_PLUGINS, …). Make your own
 with sy.Context(...) to choose plugins explicitly.
 """
 
-import ctypes
 import json
 import threading
 from dataclasses import dataclass
 
-from . import _library as _l
-from ._errors import check
+from ._library import _C
+
+_OUTCOMES = {0: "loaded", 1: "failed", 2: "skipped", 3: "loaded, no devices"}
 
 
 @dataclass(frozen=True)
@@ -44,42 +44,26 @@ class AllocatorStats:
     device_frees: int
 
 
-def _strings(values):
-    values = [str(v).encode() for v in (values or ())]
-    return (ctypes.c_char_p * max(len(values), 1))(*values), len(values)
-
-
 class Device:
     """A device of a context ("cpu:0"). Compare with ==; str() gives its label."""
 
     def __init__(self, context, handle):
         self.context = context
         self._handle = handle
-        info = _l.DeviceInfo(struct_size=ctypes.sizeof(_l.DeviceInfo))
-        check(_l.lib.sy_device_get_info(handle, ctypes.byref(info)))
-        self.label = _l.text(info.label)
-        self.type = _l.text(info.type)
-        self.index = info.index
-        self.plugin = _l.text(info.plugin)
-        self.name = _l.text(info.name)
-        self.vendor = _l.text(info.vendor)
-        self.driver_version = _l.text(info.driver_version)
-        self.total_memory_bytes = info.total_memory_bytes
-        self.compute_units = info.compute_units
-        self.dlpack_device = (info.dl_device.device_type, info.dl_device.device_id)
+        (self.label, self.type, self.plugin, self.name, self.vendor, self.driver_version,
+         self.index, self.compute_units, self.total_memory_bytes,
+         self.dlpack_device) = _C.device_info(handle)
 
     def synchronize(self):
         """Waits for every op queued on this device."""
-        check(_l.lib.sy_device_synchronize(self._handle))
+        _C.device_synchronize(self._handle)
 
     def allocator_stats(self):
-        stats = _l.AllocatorStats(struct_size=ctypes.sizeof(_l.AllocatorStats))
-        check(_l.lib.sy_device_allocator_stats(self._handle, ctypes.byref(stats)))
-        return AllocatorStats(*(getattr(stats, f) for f in AllocatorStats.__dataclass_fields__))
+        return AllocatorStats(*_C.device_allocator_stats(self._handle))
 
     def empty_cache(self):
         """Returns the allocator's cached blocks to the device."""
-        check(_l.lib.sy_device_empty_cache(self._handle))
+        _C.device_empty_cache(self._handle)
 
     def __eq__(self, other):
         return isinstance(other, Device) and other._handle == self._handle
@@ -94,7 +78,7 @@ class Device:
         return f"switchyard.Device('{self.label}', name='{self.name}')"
 
 
-class Context:
+class Context(_C.ContextBase):
     """An independent runtime: its plugins, devices, ops and tensors.
 
     Context(plugin_paths=..., plugin_manifests=..., allow=..., deny=...,
@@ -104,26 +88,15 @@ class Context:
 
     def __init__(self, plugin_paths=(), plugin_manifests=(), allow=(), deny=(),
                  use_environment=True, use_default_path=True, cpu_fallback=None):
-        # What the header's inline sy_context_options_init does.
-        options = _l.ContextOptions(struct_size=ctypes.sizeof(_l.ContextOptions))
-        keep = []  # the arrays must outlive the call
-        for field, values in (("plugin_paths", plugin_paths),
-                              ("plugin_manifests", plugin_manifests),
-                              ("allow", allow), ("deny", deny)):
-            array, count = _strings(values)
-            keep.append(array)
-            setattr(options, field, ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p)))
-            setattr(options, "num_" + field, count)
-        options.use_environment = int(bool(use_environment))
-        options.use_default_path = int(bool(use_default_path))
-        options.cpu_fallback = -1 if cpu_fallback is None else int(bool(cpu_fallback))
-        handle = _l.c_handle()
-        check(_l.lib.sy_context_create(ctypes.byref(options), ctypes.byref(handle)))
-        self._handle = handle.value
+        self._handle = None
+        self._handle = _C.context_create(
+            list(plugin_paths), list(plugin_manifests), list(allow), list(deny),
+            bool(use_environment), bool(use_default_path),
+            -1 if cpu_fallback is None else int(bool(cpu_fallback)))
         self._devices = {}
         self._lock = threading.Lock()
-        self._ops = None
         self._ops_generation = 0  # bumped by every load and unload
+        self._ops_listeners = []  # called after each (sy.ops forgets its names)
 
     # ---- lifetime ----------------------------------------------------------
     @property
@@ -136,13 +109,18 @@ class Context:
     def close(self):
         """Destroys the context now (otherwise the garbage collector does)."""
         handle, self._handle = self._handle, None
+        self._forget_ops()
+        self.__dict__.pop("ops", None)
         if handle is not None:
-            check(_l.lib.sy_context_destroy(handle))
+            _C.context_destroy(handle)
 
     def __del__(self):
         handle = getattr(self, "_handle", None)
-        if handle is not None and _l is not None and _l.lib is not None:
-            _l.lib.sy_context_destroy(handle)
+        if handle is not None and _C is not None:
+            try:
+                _C.context_destroy(handle)
+            except Exception:  # noqa: BLE001 — a finalizer must not raise
+                pass
 
     def __enter__(self):
         return self
@@ -154,13 +132,13 @@ class Context:
     def load_plugin(self, manifest_path):
         """Loads a plugin by its manifest; its ops appear in ctx.ops."""
         try:
-            check(_l.lib.sy_context_load_plugin(self.handle, str(manifest_path).encode()))
+            _C.context_load_plugin(self.handle, str(manifest_path))
         finally:
             self._ops_changed()
 
     def unload_plugin(self, name):
         try:
-            check(_l.lib.sy_context_unload_plugin(self.handle, name.encode()))
+            _C.context_unload_plugin(self.handle, name)
         finally:
             self._ops_changed()
             with self._lock:
@@ -169,30 +147,22 @@ class Context:
     def _ops_changed(self):
         with self._lock:
             self._ops_generation += 1
-            self._ops = None
+            self.__dict__.pop("ops", None)
+            self._forget_ops()
+        for listener in self._ops_listeners:
+            listener()
 
     def load_report(self):
         """Every plugin load attempt, as LoadRecord objects."""
-        count = ctypes.c_int32()
-        check(_l.lib.sy_context_plugin_record_count(self.handle, ctypes.byref(count)))
         records = []
-        outcomes = {0: "loaded", 1: "failed", 2: "skipped", 3: "loaded, no devices"}
-        for i in range(count.value):
-            r = _l.PluginRecord(struct_size=ctypes.sizeof(_l.PluginRecord))
-            check(_l.lib.sy_context_plugin_record(self.handle, i, ctypes.byref(r)))
-            records.append(LoadRecord(
-                _l.text(r.name), _l.text(r.manifest_path), _l.text(r.library_path),
-                outcomes.get(r.outcome, str(r.outcome)), bool(r.requested),
-                _l.text(r.stage), _l.text(r.reason), _l.text(r.description),
-                _l.text(r.plugin_version), r.num_devices, r.num_schemas,
-                r.num_kernels, r.load_ms))
+        for r in _C.context_records(self.handle):
+            records.append(LoadRecord(r[0], r[1], r[2], _OUTCOMES.get(r[3], str(r[3])),
+                                      bool(r[4]), *r[5:]))
         return records
 
     def info(self):
         """What `switchyard info --json` shows, as a dict."""
-        text = ctypes.c_char_p()
-        check(_l.lib.sy_context_info_json(self.handle, ctypes.byref(text)))
-        return json.loads(_l.text(text.value))
+        return json.loads(_C.context_info_json(self.handle))
 
     # ---- devices -----------------------------------------------------------
     def _device(self, handle):
@@ -210,31 +180,21 @@ class Context:
                 raise InvalidArgumentError(
                     f"device {spec.label} belongs to another switchyard.Context")
             return spec
-        handle = _l.c_handle()
-        check(_l.lib.sy_device_find(self.handle, str(spec).encode(), ctypes.byref(handle)))
-        return self._device(handle.value)
+        return self._device(_C.device_find(self.handle, str(spec)))
 
     def devices(self):
-        count = ctypes.c_int32()
-        check(_l.lib.sy_device_count(self.handle, ctypes.byref(count)))
-        result = []
-        for i in range(count.value):
-            handle = _l.c_handle()
-            check(_l.lib.sy_device_get(self.handle, i, ctypes.byref(handle)))
-            result.append(self._device(handle.value))
-        return result
+        return [self._device(h) for h in _C.context_devices(self.handle)]
 
     def synchronize(self):
         """Waits for the queued work of every device."""
-        check(_l.lib.sy_context_synchronize(self.handle))
+        _C.context_synchronize(self.handle)
 
     # ---- ops ---------------------------------------------------------------
-    @property
-    def ops(self):
-        """Every op of this context as Python functions (see sy.ops)."""
-        ops = self._ops
-        if ops is not None:
-            return ops
+    def __getattr__(self, name):
+        # ctx.ops is built on first use and kept as a plain attribute (so
+        # later reads cost a dict lookup); a load or unload drops it.
+        if name != "ops":
+            raise AttributeError(f"'Context' object has no attribute '{name}'")
         from ._ops import build_namespace
         with self._lock:
             generation = self._ops_generation
@@ -243,7 +203,7 @@ class Context:
         # made `ops` stale: use it for this access, but do not keep it.
         with self._lock:
             if self._ops_generation == generation:
-                self._ops = ops
+                self.__dict__["ops"] = ops
         return ops
 
     def __repr__(self):

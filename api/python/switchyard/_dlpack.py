@@ -1,104 +1,73 @@
-"""DLPack capsules over ctypes: the "dltensor" PyCapsule protocol that
-NumPy (>= 1.22), PyTorch and others speak, without a compiled extension.
+"""DLPack exchange: Tensor.__dlpack__ (producer) and sy.from_dlpack
+(consumer), DLPack 1.0 with 0.6 as fallback, and the stream protocol.
 
-Producer side: wrap a DLManagedTensor* from sy_tensor_to_dlpack in a capsule
-named "dltensor" whose destructor calls the tensor's deleter unless a
-consumer took it (consumers rename the capsule "used_dltensor").
-Consumer side: take the pointer out of another library's capsule and, once
-Switchyard owns it, rename the capsule so its destructor leaves it alone.
+Producer: the export waits for the tensor's pending work, so the data is
+complete for any consumer stream (the `stream` argument needs no further
+action); DLPack 1.0 ("dltensor_versioned") when the consumer's max_version
+allows, else 0.6 ("dltensor").
+
+Consumer: asks for DLPack 1.0 (max_version=(1, 0)) and falls back to the
+0.6 call for producers that do not take it (NumPy < 2). For a CUDA
+producer it names the legacy default stream (stream=1) and waits on the
+host for that stream (Note [Importing CUDA memory] in
+src/cuda_interop.cc), so the producer's pending writes are complete before
+any Switchyard op reads the memory.
 """
 
-import ctypes
+from ._library import _C
 
-_api = ctypes.pythonapi
-_api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-_api.PyCapsule_IsValid.restype = ctypes.c_int
-_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_SetName.restype = ctypes.c_int
-_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-# The destructor sees a capsule whose reference count is already zero: it
-# must not make a Python object of it (the wrapper's decref would free it a
-# second time), so it gets its own prototypes that take the raw address.
-_is_valid_raw = _api["PyCapsule_IsValid"]
-_is_valid_raw.restype = ctypes.c_int
-_is_valid_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_get_pointer_raw = _api["PyCapsule_GetPointer"]
-_get_pointer_raw.restype = ctypes.c_void_p
-_get_pointer_raw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-
-# A capsule keeps a pointer to its name, never a copy: these buffers live as
-# long as the process.
-_DLTENSOR = ctypes.create_string_buffer(b"dltensor")
-_USED = ctypes.create_string_buffer(b"used_dltensor")
-
-_Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_MODES = {None: 0, False: 1, True: 2}  # sy_dlpack_import_mode_t
+_FLAG_IS_COPIED = 2
+_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED = 2, 3, 13
 
 
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+def export(tensor, stream, max_version, dl_device, copy):
+    if dl_device is not None and tuple(dl_device) != tensor.__dlpack_device__():
+        raise BufferError(
+            f"switchyard.Tensor.__dlpack__: the tensor is on {tensor.device.label} "
+            f"(DLPack device {tensor.__dlpack_device__()}); copying it to DLPack "
+            f"device {tuple(dl_device)} is not supported — move it with t.to(...) first")
+    if stream is not None and not isinstance(stream, int):
+        raise TypeError(f"stream must be an int or None, got {type(stream).__name__}")
+    flags = 0
+    if copy:
+        tensor = tensor.context.ops.copy(tensor)
+        flags |= _FLAG_IS_COPIED
+    versioned = max_version is not None and tuple(max_version)[0] >= 1
+    if not versioned and copy:
+        flags = 0  # 0.6 cannot say so; the consumer gets the copy all the same
+    return _C.to_dlpack(tensor, versioned, flags)
 
 
-class DLDataType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [
-        ("data", ctypes.c_void_p),
-        ("device", DLDevice),
-        ("ndim", ctypes.c_int32),
-        ("dtype", DLDataType),
-        ("shape", ctypes.POINTER(ctypes.c_int64)),
-        ("strides", ctypes.POINTER(ctypes.c_int64)),
-        ("byte_offset", ctypes.c_uint64),
-    ]
-
-
-class DLManagedTensor(ctypes.Structure):
-    _fields_ = [
-        ("dl_tensor", DLTensor),
-        ("manager_ctx", ctypes.c_void_p),
-        ("deleter", _Deleter),
-    ]
-
-
-_Destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-@_Destructor
-def _capsule_destructor(capsule_address):
-    # Runs when a capsule we made dies. If no consumer renamed it, the
-    # tensor was never taken: run its deleter so the export is freed.
+def _capsule(x, copy, device):
+    """The producer's capsule, DLPack 1.0 if it speaks it."""
+    kwargs = {"max_version": (1, 0)}
+    if copy is not None:
+        kwargs["copy"] = copy
+    if device is not None and device[0] in (_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED):
+        kwargs["stream"] = 1  # the legacy default stream; waited for below
     try:
-        if _is_valid_raw(capsule_address, _DLTENSOR):
-            pointer = _get_pointer_raw(capsule_address, _DLTENSOR)
-            managed = DLManagedTensor.from_address(pointer)
-            if managed.deleter:
-                managed.deleter(pointer)
-    except Exception:  # noqa: BLE001 — a destructor must not raise
-        pass
+        return x.__dlpack__(**kwargs)
+    except TypeError:
+        # A 0.6 producer (NumPy 1.x): only `stream`. It copies nothing, so a
+        # copy asked for is made on import (mode copy=True) instead.
+        kwargs.pop("max_version")
+        kwargs.pop("copy", None)
+        return x.__dlpack__(**kwargs)
 
 
-def make_capsule(managed_pointer):
-    """A "dltensor" capsule that owns `managed_pointer` (a DLManagedTensor*)."""
-    return _api.PyCapsule_New(
-        managed_pointer, _DLTENSOR,
-        ctypes.cast(_capsule_destructor, ctypes.c_void_p))
-
-
-def open_capsule(capsule):
-    """The DLManagedTensor* inside an unused "dltensor" capsule."""
-    if not _api.PyCapsule_IsValid(capsule, _DLTENSOR):
-        raise ValueError(
-            "not an unused DLPack capsule: expected a PyCapsule named 'dltensor' "
-            "(a capsule can be consumed only once)")
-    return _api.PyCapsule_GetPointer(capsule, _DLTENSOR)
-
-
-def mark_used(capsule):
-    """Tells the capsule's destructor that a consumer now owns the tensor."""
-    _api.PyCapsule_SetName(capsule, _USED)
+def import_(x, copy, context):
+    if copy not in _MODES:
+        raise ValueError("copy must be None, True or False")
+    from ._tensor import Tensor
+    if isinstance(x, Tensor):
+        # Our own: no stream to wait for (our export synchronizes).
+        capsule = x.__dlpack__(max_version=(1, 0))
+    elif hasattr(x, "__dlpack__"):
+        device = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else None
+        capsule = _capsule(x, copy, device)
+        if device is not None and device[0] in (_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED):
+            _C.cuda_wait_legacy_stream(device[1])
+    else:
+        capsule = x
+    return _C.from_dlpack(context, context.handle, capsule, _MODES[copy])

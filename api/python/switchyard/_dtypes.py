@@ -2,12 +2,12 @@
 
 A DType's `value` is the C sy_dtype_t (DLPack's DLDataType packed in 32
 bits). Anywhere a dtype is expected, a DType, a NumPy dtype (or scalar
-type) or a name ("f32", "float32", "bool") is accepted.
+type), a PyTorch dtype or a name ("f32", "float32", "bool") is accepted.
 """
 
 import numpy as np
 
-from . import _library as _l
+from ._library import _C
 
 
 def _make(code, bits):
@@ -20,7 +20,7 @@ class DType:
     def __init__(self, value, name, numpy_dtype):
         self.value = value
         self.name = name
-        self.itemsize = int(_l.lib.sy_dtype_size(value))
+        self.itemsize = _C.dtype_size(value)
         self.numpy = np.dtype(numpy_dtype) if numpy_dtype is not None else None
 
     @property
@@ -28,7 +28,10 @@ class DType:
         return self.name in ("f32", "f64", "f16", "bf16")
 
     def __repr__(self):
-        return f"switchyard.{_PY_NAMES[self.name]}"
+        return f"switchyard.{PY_NAMES[self.name]}"
+
+    def __str__(self):
+        return PY_NAMES[self.name]
 
     def __eq__(self, other):
         try:
@@ -51,8 +54,8 @@ uint8 = DType(_make(1, 8), "u8", np.uint8)
 bool_ = DType(_make(6, 8), "bool", np.bool_)
 
 ALL = (float32, float64, float16, bfloat16, int32, int64, int8, uint8, bool_)
-_PY_NAMES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
-             "i32": "int32", "i64": "int64", "i8": "int8", "u8": "uint8", "bool": "bool_"}
+PY_NAMES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
+            "i32": "int32", "i64": "int64", "i8": "int8", "u8": "uint8", "bool": "bool_"}
 _BY_VALUE = {d.value: d for d in ALL}
 _BY_NUMPY = {d.numpy: d for d in ALL if d.numpy is not None}
 
@@ -65,14 +68,13 @@ def from_value(value):
 
 
 def as_dtype(obj):
-    """A DType for a DType, NumPy dtype or type, or a name."""
+    """A DType for a DType, NumPy dtype or type, PyTorch dtype, or a name."""
     if isinstance(obj, DType):
         return obj
     if isinstance(obj, str):
-        value = _l.c_dtype()
-        from ._errors import check
-        check(_l.lib.sy_dtype_from_name(obj.encode(), _l.ctypes.byref(value)))
-        return _BY_VALUE[value.value]
+        return _BY_VALUE[_C.dtype_from_name(obj)]
+    if type(obj).__module__ == "torch" and type(obj).__name__ == "dtype":
+        return _BY_VALUE[_C.dtype_from_name(str(obj).removeprefix("torch."))]
     try:
         numpy_dtype = np.dtype(obj)
     except TypeError:

@@ -2,15 +2,16 @@
 
 Each also derives from the built-in exception a Python programmer would
 reach for (InvalidArgumentError is a ValueError, NotFoundError a
-LookupError, …), so `except ValueError` works too.
+LookupError, …), so `except ValueError` works too. They print as
+`switchyard.InvalidArgumentError: …`.
 """
 
-from . import _library as _l
+from ._library import _C
 
 
 class Error(Exception):
     """A failed Switchyard call. `code` is the C status code's name
-    ("INVALID_ARGUMENT"), `message` the C API's message."""
+    ("INVALID_ARGUMENT"), `message` the message."""
 
     code = "UNKNOWN"
 
@@ -79,7 +80,7 @@ class DataLossError(Error):
     code = "DATA_LOSS"
 
 
-_BY_CODE = {
+BY_CODE = {
     1: CancelledError,
     2: UnknownError,
     3: InvalidArgumentError,
@@ -97,12 +98,13 @@ _BY_CODE = {
     15: DataLossError,
 }
 
+# Tracebacks name them as users import them: switchyard.InvalidArgumentError.
+for _class in (Error, *BY_CODE.values()):
+    _class.__module__ = "switchyard"
+
 
 def check(status):
-    """Raises the exception for a non-OK status, with the C message.
-
-    The message is the calling thread's last error, read right after the
-    call on the same thread (ctypes calls run on the caller's thread)."""
+    """Raises the exception for a non-OK status with the calling thread's
+    last C message (for calls made through sy._library.lib)."""
     if status != 0:
-        message = _l.text(_l.lib.sy_last_error_message())
-        raise _BY_CODE.get(status, UnknownError)(message)
+        raise BY_CODE.get(status, UnknownError)(_C.last_error_message())

@@ -1,144 +1,218 @@
-"""switchyard.Tensor: a Python handle on one C tensor reference."""
+"""switchyard.Tensor: a tensor that behaves like NumPy's and PyTorch's.
 
-import ctypes
+The C half (_C.TensorBase) holds the handle, the layout getters, indexing,
+reshape/view and the operators; this file adds the methods written in
+Python, and the functions that make tensors.
+"""
+
 import numbers
 
 import numpy as np
 
-from . import _dlpack
-from . import _dtypes
-from . import _library as _l
-from ._context import Context, Device, default_context
-from ._errors import check
+from . import _dlpack, _dtypes, _interop
+from ._context import Device, default_context
+from ._library import _C, int64
 
 
-class Tensor:
+class Tensor(_C.TensorBase):
     """A tensor on a Switchyard device.
 
-    Holds one reference to a C sy_tensor_t, released when the object is
-    garbage-collected. Ops queue work asynchronously; numpy(), __dlpack__ and
-    item() wait for it. Views (reshape, transpose, …) share memory."""
+    Holds one reference to a C tensor handle, released when the object is
+    garbage-collected. Ops queue work asynchronously; numpy(), item() and
+    DLPack exports wait for it. Indexing, reshape/view, permute/transpose
+    and .T make views that share memory, as in NumPy and PyTorch."""
 
-    __slots__ = ("_handle", "context", "__weakref__")
-
-    def __init__(self, context, handle):
-        # Takes over one reference to `handle`. Users make tensors with
-        # sy.tensor, sy.empty, sy.from_dlpack or ops, not with this.
-        self.context = context
-        self._handle = handle
-
-    def __del__(self):
-        handle = getattr(self, "_handle", None)
-        if handle is not None and _l is not None and _l.lib is not None:
-            # Fails harmlessly (stale handle) when the context is gone.
-            _l.lib.sy_tensor_release(handle)
-
-    @property
-    def handle(self):
-        return self._handle
-
-    # ---- layout ------------------------------------------------------------
-    @property
-    def dtype(self):
-        value = _l.c_dtype()
-        check(_l.lib.sy_tensor_dtype(self._handle, ctypes.byref(value)))
-        return _dtypes.from_value(value.value)
-
-    @property
-    def ndim(self):
-        value = ctypes.c_int32()
-        check(_l.lib.sy_tensor_ndim(self._handle, ctypes.byref(value)))
-        return value.value
-
-    @property
-    def shape(self):
-        dims = (ctypes.c_int64 * _l.MAX_RANK)()
-        check(_l.lib.sy_tensor_shape(self._handle, dims, _l.MAX_RANK))
-        return tuple(dims[: self.ndim])
-
-    @property
-    def strides(self):
-        """Strides in elements (NumPy's are in bytes)."""
-        dims = (ctypes.c_int64 * _l.MAX_RANK)()
-        check(_l.lib.sy_tensor_strides(self._handle, dims, _l.MAX_RANK))
-        return tuple(dims[: self.ndim])
-
-    @property
-    def numel(self):
-        value = ctypes.c_int64()
-        check(_l.lib.sy_tensor_numel(self._handle, ctypes.byref(value)))
-        return value.value
-
-    @property
-    def nbytes(self):
-        value = ctypes.c_size_t()
-        check(_l.lib.sy_tensor_nbytes(self._handle, ctypes.byref(value)))
-        return value.value
-
-    @property
-    def device(self):
-        handle = _l.c_handle()
-        check(_l.lib.sy_tensor_device(self._handle, ctypes.byref(handle)))
-        return self.context._device(handle.value)
-
-    @property
-    def data_ptr(self):
-        """Address of the first element in device memory."""
-        value = ctypes.c_void_p()
-        check(_l.lib.sy_tensor_data_ptr(self._handle, ctypes.byref(value)))
-        return value.value or 0
-
-    def __len__(self):
-        shape = self.shape
-        if not shape:
-            raise TypeError("len() of a 0-d tensor")
-        return shape[0]
+    __slots__ = ()
 
     # ---- data out ----------------------------------------------------------
     def numpy(self):
-        """A NumPy array holding a copy of the elements (waits for pending work)."""
+        """A NumPy array holding a copy of the elements (waits for pending
+        work). np.asarray(t) and np.from_dlpack(t) share cpu memory instead."""
         dtype = self.dtype
         if dtype.numpy is None:
             raise TypeError(
                 f"{dtype.name} has no NumPy dtype; cast first: "
-                "switchyard.ops.cast(t, switchyard.float32).numpy()")
+                "t.astype(switchyard.float32).numpy()")
         array = np.empty(self.shape, dtype=dtype.numpy)
-        check(_l.lib.sy_tensor_to_host(self._handle, array.ctypes.data_as(ctypes.c_void_p),
-                                       array.nbytes))
+        _C.tensor_to_host(self, array)
         return array
-
-    def __array__(self, dtype=None):
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
 
     def tolist(self):
         return self.numpy().tolist()
 
     def item(self):
+        """The value of a one-element tensor as a Python number."""
         if self.numel != 1:
             raise ValueError(f"item() needs a tensor of one element, this has {self.numel}")
         return self.numpy().reshape(()).item()
 
-    def to(self, device):
-        """This tensor on `device` (a Device or "cuda:0"): a copy, or self if already there."""
-        target = self.context.device(device)
-        handle = _l.c_handle()
-        check(_l.lib.sy_tensor_to_device(self._handle, target._handle, ctypes.byref(handle)))
-        return Tensor(self.context, handle.value)
+    def _truth(self):
+        # bool(t): called by the C half's nb_bool.
+        if self.numel != 1:
+            raise ValueError(
+                f"the truth value of a tensor of {self.numel} elements is ambiguous; "
+                "reduce it first, e.g. bool((t != 0).sum())")
+        return bool(self.item())
 
-    # ---- DLPack ------------------------------------------------------------
-    def __dlpack__(self, stream=None):
-        """A DLPack capsule over this tensor's memory (no copy). The
-        tensor's device is synchronized first, so the consumer may read on
-        any stream at once; `stream` is accepted for the protocol's sake."""
-        pointer = ctypes.c_void_p()
-        check(_l.lib.sy_tensor_to_dlpack(self._handle, ctypes.byref(pointer)))
-        return _dlpack.make_capsule(pointer.value)
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __index__(self):
+        if self.numel != 1 or self.dtype.is_floating_point or self.dtype == _dtypes.bool_:
+            raise TypeError("only integer tensors of one element can be used as an index")
+        return int(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    # ---- devices and dtypes --------------------------------------------------
+    def to(self, *args, dtype=None, device=None, copy=False):
+        """This tensor on another device and/or with another dtype, as
+        PyTorch's to(): t.to("cuda"), t.to(sy.float16), t.to("cuda", "f16").
+        Returns self when nothing changes (unless copy=True)."""
+        for arg in args:
+            if isinstance(arg, (Device,)) or (isinstance(arg, str) and not _is_dtype_name(arg)):
+                device = arg
+            else:
+                dtype = arg
+        result = self
+        if dtype is not None:
+            dtype = _dtypes.as_dtype(dtype)
+            if dtype != result.dtype:
+                result = result.context.ops.cast(result, dtype)
+        if device is not None:
+            target = result.context.device(device)
+            if target != result.device:
+                result = _C.tensor_to_device(result, target._handle)
+        if copy and result is self:
+            result = self.context.ops.copy(self)
+        return result
+
+    def astype(self, dtype, copy=True):
+        """A copy with elements of `dtype` (NumPy's astype); copy=False
+        returns self when the dtype already matches."""
+        dtype = _dtypes.as_dtype(dtype)
+        if dtype == self.dtype:
+            return self.context.ops.copy(self) if copy else self
+        return self.context.ops.cast(self, dtype)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, index=0):
+        return self.to(f"cuda:{index}")
+
+    # ---- layout ------------------------------------------------------------
+    def permute(self, *dims):
+        return self.context.ops.permute(self, _dims_arg(dims))
+
+    def transpose(self, *dims):
+        """transpose(d0, d1) swaps two dims (PyTorch); transpose() reverses
+        them all (NumPy)."""
+        if not dims:
+            return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+        if len(dims) != 2:
+            raise TypeError("transpose takes two dims (PyTorch) or none (NumPy)")
+        return self.context.ops.transpose(self, dims[0], dims[1])
+
+    @property
+    def T(self):  # noqa: N802 — NumPy's and PyTorch's name
+        """The dims reversed (a view)."""
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):  # noqa: N802
+        """The last two dims swapped (a view)."""
+        return self.transpose(-2, -1)
+
+    def contiguous(self):
+        """Self when dense and row-major, else a dense copy."""
+        return self if self.is_contiguous else self.context.ops.contiguous(self)
+
+    def flatten(self):
+        return self.reshape(-1)
+
+    def squeeze(self, dim=None):
+        shape = self.shape
+        if dim is None:
+            keep = [s for s in shape if s != 1]
+        else:
+            dims = {d % self.ndim for d in ((dim,) if isinstance(dim, int) else dim)}
+            keep = [s for i, s in enumerate(shape) if not (i in dims and s == 1)]
+        return self.view(keep)
+
+    def unsqueeze(self, dim):
+        dim = dim % (self.ndim + 1)
+        return self.view(self.shape[:dim] + (1,) + self.shape[dim:])
+
+    def expand(self, *shape):
+        return self.context.ops.expand(self, _dims_arg(shape))
+
+    def size(self, dim=None):
+        """PyTorch's size(): the shape, or one size."""
+        return self.shape if dim is None else self.shape[dim]
+
+    def dim(self):
+        return self.ndim
+
+    # ---- reductions (dim or axis, keepdim or keepdims) -----------------------
+    def sum(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        return self._reduce("sum", dim, keepdim, axis, keepdims, out)
+
+    def mean(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        return self._reduce("mean", dim, keepdim, axis, keepdims, out)
+
+    def max(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        """The largest elements over `dim` (all when None). Values only, as
+        NumPy's max; PyTorch's max(dim) also returns indices: use argmax."""
+        return self._reduce("max", dim, keepdim, axis, keepdims, out)
+
+    def min(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        return self._reduce("min", dim, keepdim, axis, keepdims, out)
+
+    def argmax(self, dim=None, keepdim=False, *, axis=None, keepdims=None, out=None):
+        dim = axis if axis is not None else dim
+        keepdim = keepdims if keepdims is not None else keepdim
+        return self.context.ops.argmax(self, dim, keepdim, out=out)
+
+    def _reduce(self, name, dim, keepdim, axis, keepdims, out):
+        dim = axis if axis is not None else dim
+        keepdim = keepdims if keepdims is not None else keepdim
+        dims = [] if dim is None else ([dim] if isinstance(dim, numbers.Integral) else list(dim))
+        return getattr(self.context.ops, name)(self, dims, keepdim, out=out)
+
+    # ---- DLPack and the array protocols --------------------------------------
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over this tensor's memory (DLPack 1.0 when the
+        consumer's max_version allows, else 0.6). The tensor's pending work
+        is waited for first, so the consumer may read on any `stream`.
+        copy=True exports a copy (flagged as one); copy=False never copies."""
+        return _dlpack.export(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         return self.device.dlpack_device
 
-    # ---- printing and operators --------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        """For np.asarray(t): cpu memory shared (waits for pending work),
+        other devices copied to the host; copy=True always copies."""
+        return _interop.to_array(self, dtype, copy)
+
+    @property
+    def __cuda_array_interface__(self):
+        return _interop.cuda_array_interface(self)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _interop.array_ufunc(self, ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _interop.array_function(self, func, types, args, kwargs)
+
+    # ---- printing -----------------------------------------------------------
     def __repr__(self):
         try:
             head = f"{self.dtype.name}[{', '.join(map(str, self.shape))}] on {self.device.label}"
@@ -151,33 +225,42 @@ class Tensor:
             return f"switchyard.Tensor({head})"
         return f"switchyard.Tensor({body}, {head})"
 
-    def _op(self, name, *args):
-        return getattr(self.context.ops, name)(*args)
 
-    def __add__(self, other):
-        return self._op("add", self, other)
+Tensor.__module__ = "switchyard"
 
-    def __radd__(self, other):
-        return self._op("add", self, other)
 
-    def __sub__(self, other):
-        return self._op("sub", self, other)
+def _is_dtype_name(text):
+    try:
+        _C.dtype_from_name(text)
+        return True
+    except ValueError:
+        return False
 
-    def __mul__(self, other):
-        return self._op("mul", self, other)
 
-    def __rmul__(self, other):
-        return self._op("mul", self, other)
+def _dims_arg(dims):
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        return tuple(dims[0])
+    return dims
 
-    def __truediv__(self, other):
-        return self._op("div", self, other)
 
-    def __neg__(self):
-        return self._op("neg", self)
+def _reflected(name, tensor, scalar):
+    """`scalar <op> tensor` for sub, div and pow: the scalar as a 0-d tensor
+    of the tensor's dtype and device, then the op (exact, unlike rewriting
+    2 - x as -(x - 2))."""
+    other = tensor_like(scalar, tensor)
+    return getattr(tensor.context.ops, name)(other, tensor)
 
-    def __matmul__(self, other):
-        return self._op("matmul", self, other)
 
+def tensor_like(value, like):
+    """A 0-d tensor holding `value` with `like`'s dtype and device."""
+    dtype = like.dtype
+    if dtype.numpy is None:  # bf16: make it f32, then cast
+        base = tensor(np.asarray(value, np.float32), device=like.device)
+        return like.context.ops.cast(base, dtype)
+    return tensor(np.asarray(value, dtype.numpy), device=like.device)
+
+
+# ---- Making tensors -----------------------------------------------------------
 
 def _resolve(device, context):
     """(context, Device) from the user's device/context arguments."""
@@ -201,7 +284,7 @@ def _host_array(data, dtype):
         if dtype.numpy is None:
             raise TypeError(
                 f"cannot convert host data to {dtype.name} (NumPy has no such "
-                "dtype); make a float32 tensor and switchyard.ops.cast it")
+                "dtype); make a float32 tensor and astype() it")
         array = array.astype(dtype.numpy, copy=False)
     # Not np.ascontiguousarray: it turns a 0-d array into a 1-d one.
     return array if array.flags.c_contiguous else array.copy(order="C")
@@ -222,25 +305,16 @@ def tensor(data, dtype=None, device=None, context=None):
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
     context, device = _resolve(device, context)
     array = _host_array(data, dtype)
-    sy_dtype = _dtypes.as_dtype(array.dtype)
-    shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-    handle = _l.c_handle()
-    check(_l.lib.sy_tensor_from_host(
-        device._handle, sy_dtype.value, shape, array.ndim,
-        array.ctypes.data_as(ctypes.c_void_p), array.nbytes, ctypes.byref(handle)))
-    return Tensor(context, handle.value)
+    return _C.tensor_from_host(context, device._handle, _dtypes.as_dtype(array.dtype).value,
+                               array)
 
 
 def empty(shape, dtype="f32", device=None, context=None):
     """A new tensor whose contents are undefined."""
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    shape = tuple(_l.int64(d, f"switchyard.empty: shape[{i}]") for i, d in enumerate(shape))
+    shape = tuple(int64(d, f"switchyard.empty: shape[{i}]") for i, d in enumerate(shape))
     context, device = _resolve(device, context)
-    dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
-    handle = _l.c_handle()
-    check(_l.lib.sy_tensor_empty(device._handle, _dtypes.as_dtype(dtype).value, dims,
-                                 len(shape), ctypes.byref(handle)))
-    return Tensor(context, handle.value)
+    return _C.tensor_empty(context, device._handle, _dtypes.as_dtype(dtype).value, shape)
 
 
 def zeros(shape, dtype="f32", device=None, context=None):
@@ -253,23 +327,12 @@ def ones(shape, dtype="f32", device=None, context=None):
     return tensor(np.ones(shape, dtype=dtype.numpy), device=device, context=context)
 
 
-_COPY_MODES = {None: _l.DLPACK_SHARE_OR_COPY, False: _l.DLPACK_SHARE, True: _l.DLPACK_COPY}
-
-
 def from_dlpack(x, *, copy=None, context=None):
     """A tensor over the memory of `x` — anything with __dlpack__ (NumPy
-    arrays, PyTorch tensors, switchyard Tensors) or a "dltensor" capsule.
+    arrays, PyTorch tensors, switchyard Tensors) or a DLPack capsule.
 
     copy=None shares the memory when it can and copies otherwise; copy=False
     shares or raises; copy=True always copies (as in the array API standard).
-    The memory must be on a device of the context (cpu for NumPy)."""
-    if copy not in _COPY_MODES:
-        raise ValueError("copy must be None, True or False")
-    context = context if context is not None else default_context()
-    capsule = x.__dlpack__() if hasattr(x, "__dlpack__") else x
-    pointer = _dlpack.open_capsule(capsule)
-    handle = _l.c_handle()
-    check(_l.lib.sy_tensor_from_dlpack(context.handle, pointer, _COPY_MODES[copy],
-                                       ctypes.byref(handle)))
-    _dlpack.mark_used(capsule)
-    return Tensor(context, handle.value)
+    The memory must be on a device of the context (cpu for NumPy). A CUDA
+    producer's pending work is waited for (Note [Importing CUDA memory])."""
+    return _dlpack.import_(x, copy, context if context is not None else default_context())
