@@ -70,12 +70,15 @@ deb=$(ls "$work"/deb/switchyard_*.deb)
 ls "$work"/deb/*.deb
 dpkg-deb --info "$deb" >"$work/deb-info.txt"
 grep -E "Package|Version|Depends" "$work/deb-info.txt"
-# Plugins with heavy dependencies are packages of their own.
-if dpkg-deb --contents "$deb" | grep -E "plugins/(libswitchyard_)?(cuda|onednn)" ; then
+# Plugins with heavy dependencies are packages of their own. (The listing
+# goes to a file first: `grep -q` on a pipe would stop reading early and
+# fail dpkg-deb with SIGPIPE under pipefail.)
+dpkg-deb --contents "$deb" >"$work/deb-contents.txt"
+if grep -E "plugins/(libswitchyard_)?(cuda|onednn)" "$work/deb-contents.txt"; then
   echo "the main package must not carry the cuda or onednn plugin" >&2
   exit 1
 fi
-dpkg-deb --contents "$deb" | grep -q "usr/share/doc/switchyard/copyright"
+grep -q "usr/share/doc/switchyard/copyright" "$work/deb-contents.txt"
 onednn_deb=$(ls "$work"/deb/switchyard-plugin-onednn_*.deb 2>/dev/null || true)
 if [[ -n $onednn_deb ]]; then
   dpkg-deb --info "$onednn_deb" | grep -E "Package|Depends"
