@@ -11,6 +11,7 @@
 #include "api/src/handle_table.h"
 #include "api/src/lookups.h"
 #include "api/src/status.h"
+#include "autotune/tuner.h"
 #include "dispatcher/loading/manifest.h"
 #include "dispatcher/loading/plugin_loader.h"
 #include "dispatcher/loading/plugin_options.h"
@@ -128,6 +129,9 @@ absl::Status Create(const sy_context_options_t* options, sy_context_t* out_conte
   if (absl::Status s = ReadOptions(options, runtime_options, &manifests); !s.ok()) {
     return s;
   }
+  // Every context has an autotuner (docs/autotune.md): its mode comes from
+  // SWITCHYARD_AUTOTUNE (default cached) and sy_context_set_autotune.
+  runtime_options.tuner_factory = autotune::MakeTunerFactory();
   absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(runtime_options);
   if (!runtime.ok()) return runtime.status();
   for (const std::string& manifest : manifests) {
