@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "c_api_test_util.h"
@@ -323,6 +324,37 @@ TEST_F(AutotuneApi, ExportImportAndWhatTheCacheHolds) {
   EXPECT_STREQ(sy_last_error_message(),
                "sy_context_autotune_export: all_devices is 2; use 0 (this context's devices) "
                "or 1 (all)");
+}
+
+TEST_F(AutotuneApi, ThreadsTuningOneBucketAgreeAndTheCacheKeepsOneVerdict) {
+  sy_context_t c = Context();
+  sy_op_t add = Op(c, "add");
+  constexpr int kThreads = 4;
+  std::vector<sy_tensor_t> a(kThreads);
+  for (int t = 0; t < kThreads; ++t) a[t] = Random(c, "fakedev:0", {48, 40}, 100 + t);
+  std::vector<json> reports(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      const sy_tensor_t inputs[] = {a[t], a[t]};
+      sy_op_call_args_t args;
+      sy_op_call_args_init(&args);
+      args.op = add;
+      args.inputs = inputs;
+      args.num_inputs = 2;
+      const char* text = nullptr;
+      if (sy_op_tune(&args, 0, &text) == SY_STATUS_OK) reports[t] = json::parse(text);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const json& r : reports) {
+    ASSERT_TRUE(r.is_object());
+    EXPECT_EQ(r["winner"]["kernel"], "planted::planted.fast_add");
+    EXPECT_EQ(r["key_hash"], reports[0]["key_hash"]);
+  }
+  const char* text = nullptr;
+  ASSERT_EQ(sy_context_autotune_info_json(c, &text), SY_STATUS_OK);
+  EXPECT_EQ(json::parse(text)["verdicts"], 1);
 }
 
 TEST_F(AutotuneApi, CppWrappers) {
