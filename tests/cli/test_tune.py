@@ -157,3 +157,14 @@ def test_an_import_that_is_not_an_export(tmp_path):
     result = tune("tune", "--import", str(bad), cache=tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith(f"switchyard tune: {bad}: "), result.stderr
+
+
+def test_attributes_from_flags_reach_the_op(tmp_path):
+    # A dtype attribute travels as {"dtype": …} in the case; an int as an int.
+    result = tune("tune", "cast", "-s", "10", "-a", "dtype=i32", "--json", cache=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert json.loads(result.stdout)[0]["report"]["winner"]["kernel"].startswith("cpu::cast")
+    result = tune("tune", "softmax", "-s", "7x19", "-a", "dim=0", cache=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert rows_line(result)[0].startswith("[1/1] softmax f32[7, 19] on cpu -> "), \
+        result.stdout

@@ -40,7 +40,7 @@ json AttrJson(const sy::Attr& a) {
     case SY_ATTR_INTS:
       return std::vector<int64_t>(a.value.ints.data, a.value.ints.data + a.value.ints.size);
     case SY_ATTR_STRING: return std::string(a.value.str.data, a.value.str.size);
-    case SY_ATTR_DTYPE: return sy::DTypeName(a.value.dtype);
+    case SY_ATTR_DTYPE: return json{{"dtype", sy::DTypeName(a.value.dtype)}};
     default: return "default";  // SY_ATTR_DEFAULT
   }
 }
