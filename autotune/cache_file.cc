@@ -86,21 +86,28 @@ std::string Printable(const unsigned char* bytes, size_t n) {
   return out;
 }
 
-// What is wrong with the open database `db` as a cache, or "".
-std::string InspectDatabase(SqliteDb& db, bool& blank) {
+// What is wrong with the open database `db` as a cache, or "". Only a
+// verdict on the file: a failure that is not about its bytes (another
+// process holding a lock past the busy timeout, an I/O error) is returned
+// as an error, and the file is left alone.
+absl::StatusOr<std::string> InspectDatabase(SqliteDb& db, bool& blank) {
   blank = false;
+  auto corrupt = [](const absl::Status& status) -> absl::StatusOr<std::string> {
+    if (!absl::IsDataLoss(status)) return status;
+    return absl::StrCat("is corrupt (", status.message(), ")");
+  };
   absl::StatusOr<int64_t> app = db.QueryInt("PRAGMA application_id");
-  if (!app.ok()) return absl::StrCat("is corrupt (", app.status().message(), ")");
+  if (!app.ok()) return corrupt(app.status());
   absl::StatusOr<int64_t> version = db.QueryInt("PRAGMA user_version");
-  if (!version.ok()) return absl::StrCat("is corrupt (", version.status().message(), ")");
+  if (!version.ok()) return corrupt(version.status());
   if (*app == 0) {
     absl::StatusOr<SqliteStatement> tables =
         db.Prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
-    if (!tables.ok()) return absl::StrCat("is corrupt (", tables.status().message(), ")");
+    if (!tables.ok()) return corrupt(tables.status());
     std::vector<std::string> names;
     for (;;) {
       absl::StatusOr<bool> row = tables->Step();
-      if (!row.ok()) return absl::StrCat("is corrupt (", row.status().message(), ")");
+      if (!row.ok()) return corrupt(row.status());
       if (!*row) break;
       names.push_back(tables->Text(0));
     }
@@ -133,6 +140,7 @@ std::string InspectDatabase(SqliteDb& db, bool& blank) {
         "LIMIT 1"}) {
     absl::StatusOr<SqliteStatement> stmt = db.Prepare(probe);
     absl::Status status = stmt.ok() ? stmt->Run() : stmt.status();
+    if (absl::IsUnavailable(status)) return status;  // busy, not bad
     if (!status.ok()) {
       return absl::StrCat(absl::IsDataLoss(status) ? "is corrupt" : "lacks the cache's tables",
                           " (", status.message(), ")");
@@ -181,8 +189,8 @@ absl::Status Configure(SqliteDb& db) {
 absl::StatusOr<std::unique_ptr<SqliteDb>> CreateFresh(const std::string& path) {
   absl::StatusOr<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path, /*create=*/true);
   if (!db.ok()) return db.status();
-  absl::Status status = InitializeCacheSchema(**db);
-  if (status.ok()) status = Configure(**db);
+  absl::Status status = Configure(**db);  // waits on others' locks from here
+  if (status.ok()) status = InitializeCacheSchema(**db);
   if (!status.ok()) return status;
   return db;
 }
@@ -291,11 +299,15 @@ absl::StatusOr<OpenedCache> OpenCacheFile(const std::string& path, bool create) 
       if (!absl::IsDataLoss(db.status())) return db.status();
       problem = absl::StrCat("is corrupt (", db.status().message(), ")");
     } else {
+      // The busy timeout first: another process may be writing right now,
+      // and a lock it holds is a wait, never a reason to set the file aside.
+      if (absl::Status status = Configure(**db); !status.ok()) return status;
       bool blank = false;
-      problem = InspectDatabase(**db, blank);
+      absl::StatusOr<std::string> inspected = InspectDatabase(**db, blank);
+      if (!inspected.ok()) return inspected.status();
+      problem = *std::move(inspected);
       if (problem.empty()) {
         absl::Status status = blank ? InitializeCacheSchema(**db) : absl::OkStatus();
-        if (status.ok()) status = Configure(**db);
         if (status.ok()) {
           opened.db = *std::move(db);
           return opened;

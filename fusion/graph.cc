@@ -155,6 +155,14 @@ std::string CompiledGraph::Describe(bool kernels) const {
   return out;
 }
 
+std::vector<const FusedKernel*> CompiledGraph::fused_kernels() const {
+  std::vector<const FusedKernel*> out;
+  if (plan_) {
+    for (const FusedStep& step : plan_->fused) out.push_back(&step.ir);
+  }
+  return out;
+}
+
 const CompileStats& CompiledGraph::stats() const {
   static const CompileStats kEmpty;
   return plan_ ? plan_->stats : kEmpty;

@@ -53,6 +53,7 @@ namespace sy::fusion {
 class OpGraph;
 class Recorder;
 class KernelCache;
+struct FusedKernel;
 struct Plan;
 
 // ---- Capture ---------------------------------------------------------------
@@ -160,6 +161,10 @@ class CompiledGraph {
   // fused kernel's IR too (ir/fused_ir.h ToText).
   std::string Describe(bool kernels = false) const;
   const CompileStats& stats() const;
+  // The IR of each fused kernel, in run order (ir/fused_ir.h); valid while
+  // this graph lives. For tests and tools that check a plugin's code
+  // generator on the kernels real graphs produce.
+  std::vector<const FusedKernel*> fused_kernels() const;
 
  private:
   friend class Compiler;

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "cpu_properties.h"
-#include "fusion/fusion_extension.h"
+#include "fused/fusion_extension.h"
 #include "switchyard/plugin.hpp"
 
 namespace sy::cpu {
@@ -335,7 +335,7 @@ sy_error_t* EventElapsedMs(void* self, sy_event_t start, sy_event_t end,
 const sy_device_api_t& CpuDeviceApi() {
   static constexpr sy_device_api_t kApi = {
       .struct_size = sizeof(sy_device_api_t),
-      // The fusion hooks of the `cpu` device type (fusion/fusion_extension.h).
+      // The fusion hooks of the `cpu` device type (fused/fusion_extension.h).
       .extension = &kCpuFusionExtension.base,
       .device_type = "cpu",
       .dlpack_device_type = kDlpackCpu,

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "cuda_device.h"
+#include "fused/fusion_extension.h"
 #include "kernels/attention.h"
 #include "kernels/conv2d.h"
 #include "kernels/cudnn_library.h"
@@ -62,6 +63,7 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
   SY_PLUGIN_RETURN_IF_ERROR(RegisterGemmKernels(host, context));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFusedOps(host, context));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterAttentionKernels(host, context));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterPatternOps(host, context));  // fused/
   std::string why_not;
   const CudnnLibrary* cudnn = CudnnLibrary::Get(&why_not);
   if (cudnn == nullptr) {
@@ -105,7 +107,9 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
   return plugin::Guard(host, "cuda plugin: load", [&]() -> sy_error_t* {
     const auto start = std::chrono::steady_clock::now();
     const CudaProbe& probe = ProbeCuda();
-    SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &CudaDeviceApi()));
+    // The device table, with the fusion hooks on its extension chain.
+    SY_PLUGIN_RETURN_IF_ERROR(
+        host->register_device(context, &WithFusionHooks(CudaDeviceApi())));
     if (probe.device_count == 0) {
       // Info, not a warning: a machine without a GPU is normal, and the
       // load record carries the line (`switchyard info` shows it).

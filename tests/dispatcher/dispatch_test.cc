@@ -88,9 +88,47 @@ TEST_F(DispatchTest, ViewsShareStorageAndReadCorrectly) {
   // Reshape of a non-contiguous view copies first.
   Tensor r = runtime_->Call(Op("reshape"), {t}, {Attr({6})}).value()[0];
   EXPECT_EQ(ReadF32(*runtime_, r), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_NE(&r.storage(), &t.storage());
   // A strided input to a kernel.
   Tensor sum = runtime_->Call(Op("add"), {t, t}).value()[0];
   EXPECT_EQ(ReadF32(*runtime_, sum), (std::vector<float>{0, 6, 2, 8, 4, 10}));
+}
+
+// Reshape is a view whenever the strides allow it (the rule of PyTorch's
+// view()), and a copy only when they do not.
+TEST_F(DispatchTest, ReshapeIsAViewWhenTheStridesAllowIt) {
+  const std::vector<float> v = RandomFloats(24, 11);
+  Tensor x = MakeF32(*runtime_, *cpu_, {2, 3, 4}, v);
+  auto call = [&](const char* op, std::vector<Tensor> in, std::vector<Attr> attrs) {
+    return runtime_->Call(Op(op), in, attrs).value()[0];
+  };
+  // A slice of a permuted tensor, its size-1 dim dropped (attention's q, k,
+  // v out of one qkv projection).
+  Tensor p = call("permute", {x}, {Attr({1, 0, 2})});                  // [3, 2, 4]
+  Tensor s = call("slice", {p}, {Attr(int64_t{0}), Attr(int64_t{1}), Attr(int64_t{2}),
+                                 Attr(int64_t{1})});                    // [1, 2, 4]
+  Tensor q = call("reshape", {s}, {Attr({2, 4})});
+  EXPECT_EQ(&q.storage(), &x.storage());
+  std::vector<float> want;
+  for (int i = 0; i < 2; ++i) {
+    for (int k = 0; k < 4; ++k) want.push_back(v[i * 12 + 1 * 4 + k]);
+  }
+  EXPECT_EQ(ReadF32(*runtime_, q), want);
+  // Splitting a dim of a transposed tensor, and adding size-1 dims.
+  Tensor t = call("transpose", {call("reshape", {x}, {Attr({6, 4})})},
+                  {Attr(int64_t{0}), Attr(int64_t{1})});                // [4, 6]
+  Tensor split = call("reshape", {t}, {Attr({1, 4, 2, 1, 3})});
+  EXPECT_EQ(&split.storage(), &x.storage());
+  EXPECT_EQ(ReadF32(*runtime_, split), ReadF32(*runtime_, t));
+  // Merging the transposed dims needs a copy; the values are t's, in order.
+  Tensor flat = call("reshape", {t}, {Attr({24})});
+  EXPECT_NE(&flat.storage(), &x.storage());
+  EXPECT_EQ(ReadF32(*runtime_, flat), ReadF32(*runtime_, t));
+  // An empty tensor reshapes as a view whatever its strides.
+  Tensor none = call("slice", {t}, {Attr(int64_t{1}), Attr(int64_t{2}), Attr(int64_t{2}),
+                                    Attr(int64_t{1})});                 // [4, 0]
+  Tensor none2 = call("reshape", {none}, {Attr({0, 8})});
+  EXPECT_EQ(&none2.storage(), &x.storage());
 }
 
 TEST_F(DispatchTest, CallOutWritesIntoGivenTensor) {

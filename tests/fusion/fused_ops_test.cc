@@ -4,6 +4,13 @@
 // the reduce-then-broadcast patterns, broadcast, strided and empty inputs,
 // and intermediates that are outputs. The chain is also checked against a
 // float64 reference computed here.
+//
+// Every test runs on each device of kDevices: cpu (the evaluator), and cuda
+// where the plugin is built (NVRTC-compiled kernels; "no CUDA device: …"
+// skips without a GPU). On cpu, with the cuda plugin built, every fused
+// kernel's IR also goes through the CUDA code generator and NVRTC
+// (cuda_source_check.h): the generated source of every graph here is
+// compiled for sm_90 on machines without a GPU.
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -11,6 +18,7 @@
 #include <vector>
 
 #include "fusion/graph.h"
+#include "cuda_source_check.h"
 #include "fusion_test_util.h"
 #include "gtest/gtest.h"
 
@@ -21,12 +29,17 @@ const sy_dtype_t kFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16, SY_
 
 std::string Name(sy_dtype_t d) { return std::string(core::DTypeName(d)); }
 
-class FusedOps : public ::testing::Test {
+class FusedOps : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    rt_ = MakeRuntime();
+    const std::string device = GetParam();
+    std::vector<std::string> extra;
+    if (device == "cuda") extra.push_back(CudaManifest());
+    rt_ = MakeRuntime(extra);
     ASSERT_NE(rt_, nullptr);
-    cpu_ = rt_->GetDevice("cpu").value();
+    absl::StatusOr<Device*> dev = rt_->GetDevice(device == "cuda" ? "cuda:0" : device);
+    if (!dev.ok()) GTEST_SKIP() << "no CUDA device: " << dev.status().message();
+    dev_ = *dev;
     CompilerOptions options;
     options.disk_cache = false;
     compiler_ = std::make_unique<Compiler>(*rt_, options);
@@ -64,6 +77,15 @@ class FusedOps : public ::testing::Test {
                   what + " output " + std::to_string(i) + "\n" + fused->Describe(true));
     }
     if (getenv("FUSION_TEST_VERBOSE")) std::cerr << what << "\n" << fused->Describe(true);
+    // On a GPU the kernels ran; elsewhere NVRTC at least compiles them.
+    if (std::string(GetParam()) == "cpu") {
+      for (const FusedKernel* kernel : fused->fused_kernels()) {
+        ExpectCudaSourceCompiles(*kernel, what);
+      }
+    }
+    if (std::string(GetParam()) == "cuda") {
+      EXPECT_EQ(fused->stats().unfused_groups, 0) << what << "\n" << fused->Describe();
+    }
     return fused->stats();
   }
 
@@ -72,14 +94,14 @@ class FusedOps : public ::testing::Test {
   }
 
   std::unique_ptr<Runtime> rt_;
-  Device* cpu_ = nullptr;
+  Device* dev_ = nullptr;
   std::unique_ptr<Compiler> compiler_;
 };
 
-TEST_F(FusedOps, EightOpChainInOneKernel) {
+TEST_P(FusedOps, EightOpChainInOneKernel) {
   for (sy_dtype_t dtype : kFloatDtypes) {
-    const Tensor x = Random(*rt_, *cpu_, dtype, {37, 129}, 1);
-    const Tensor y = Random(*rt_, *cpu_, dtype, {37, 129}, 2);
+    const Tensor x = Random(*rt_, *dev_, dtype, {37, 129}, 1);
+    const Tensor y = Random(*rt_, *dev_, dtype, {37, 129}, 2);
     const CompileStats stats = Check(
         {x, y},
         [&](const std::vector<Tensor>& in) {
@@ -98,10 +120,10 @@ TEST_F(FusedOps, EightOpChainInOneKernel) {
   }
 }
 
-TEST_F(FusedOps, ChainMatchesFloat64Reference) {
+TEST_P(FusedOps, ChainMatchesFloat64Reference) {
   const std::vector<double> xs = RandomValues(1000, 3), ys = RandomValues(1000, 4);
-  const Tensor x = FromValues(*rt_, *cpu_, SY_DTYPE_F32, {1000}, xs);
-  const Tensor y = FromValues(*rt_, *cpu_, SY_DTYPE_F32, {1000}, ys);
+  const Tensor x = FromValues(*rt_, *dev_, SY_DTYPE_F32, {1000}, xs);
+  const Tensor y = FromValues(*rt_, *dev_, SY_DTYPE_F32, {1000}, ys);
   absl::StatusOr<Graph> graph = CaptureGraph(*rt_, {x, y}, [&](const std::vector<Tensor>& in) {
     Tensor a = Op("add.Scalar", {Op("mul.Tensor", {in[0], in[1]})}, {Attr(1.0)});
     a = Op("sub.Tensor", {Op("mul.Scalar", {Op("tanh", {a})}, {Attr(2.0)}), in[1]});
@@ -126,7 +148,7 @@ struct Unary {
   double lo, hi;
 };
 
-TEST_F(FusedOps, EveryUnaryOpAndDtype) {
+TEST_P(FusedOps, EveryUnaryOpAndDtype) {
   const Unary ops[] = {{"neg", -2, 2},   {"abs", -2, 2},     {"relu", -2, 2},
                        {"square", -2, 2}, {"exp", -2, 2},     {"log", 0.1, 3},
                        {"sqrt", 0.1, 3},  {"rsqrt", 0.1, 3},  {"sin", -3, 3},
@@ -135,7 +157,7 @@ TEST_F(FusedOps, EveryUnaryOpAndDtype) {
                        {"gelu", -4, 4}};
   for (const Unary& u : ops) {
     for (sy_dtype_t dtype : kFloatDtypes) {
-      const Tensor x = Random(*rt_, *cpu_, dtype, {3, 70}, 5, u.lo, u.hi);
+      const Tensor x = Random(*rt_, *dev_, dtype, {3, 70}, 5, u.lo, u.hi);
       // x·1 + 0 around the op puts three ops in one group.
       Check({x},
             [&](const std::vector<Tensor>& in) {
@@ -147,7 +169,7 @@ TEST_F(FusedOps, EveryUnaryOpAndDtype) {
     }
   }
   // gelu's tanh form.
-  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {200}, 6, -4, 4);
+  const Tensor x = Random(*rt_, *dev_, SY_DTYPE_F32, {200}, 6, -4, 4);
   Check({x},
         [&](const std::vector<Tensor>& in) {
           return std::vector<Tensor>{
@@ -156,12 +178,12 @@ TEST_F(FusedOps, EveryUnaryOpAndDtype) {
         2e-5, "gelu tanh");
 }
 
-TEST_F(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
+TEST_P(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
   const char* binary[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum"};
   const char* compare[] = {"eq", "ne", "lt", "le", "gt", "ge"};
   for (sy_dtype_t dtype : kFloatDtypes) {
-    const Tensor a = Random(*rt_, *cpu_, dtype, {5, 33}, 7, 0.5, 2);
-    const Tensor b = Random(*rt_, *cpu_, dtype, {5, 33}, 8, 0.5, 2);
+    const Tensor a = Random(*rt_, *dev_, dtype, {5, 33}, 7, 0.5, 2);
+    const Tensor b = Random(*rt_, *dev_, dtype, {5, 33}, 8, 0.5, 2);
     for (const char* op : binary) {
       Check({a, b},
             [&](const std::vector<Tensor>& in) {
@@ -195,11 +217,11 @@ TEST_F(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
   }
 }
 
-TEST_F(FusedOps, ReduceThenBroadcastPatternsFuseIntoOneKernel) {
+TEST_P(FusedOps, ReduceThenBroadcastPatternsFuseIntoOneKernel) {
   for (sy_dtype_t dtype : kFloatDtypes) {
-    const Tensor x = Random(*rt_, *cpu_, dtype, {3, 5, 67}, 9);
-    const Tensor w = Random(*rt_, *cpu_, dtype, {67}, 10);
-    const Tensor b = Random(*rt_, *cpu_, dtype, {67}, 11);
+    const Tensor x = Random(*rt_, *dev_, dtype, {3, 5, 67}, 9);
+    const Tensor w = Random(*rt_, *dev_, dtype, {67}, 10);
+    const Tensor b = Random(*rt_, *dev_, dtype, {67}, 11);
     const double tol = Tolerance(dtype) * 2;
     struct Case {
       const char* name;
@@ -230,9 +252,9 @@ TEST_F(FusedOps, ReduceThenBroadcastPatternsFuseIntoOneKernel) {
   }
 }
 
-TEST_F(FusedOps, BroadcastStridedAndEmptyInputs) {
-  const Tensor a = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 1, 6}, 12);
-  const Tensor b = Random(*rt_, *cpu_, SY_DTYPE_F32, {5, 6}, 13);
+TEST_P(FusedOps, BroadcastStridedAndEmptyInputs) {
+  const Tensor a = Random(*rt_, *dev_, SY_DTYPE_F32, {4, 1, 6}, 12);
+  const Tensor b = Random(*rt_, *dev_, SY_DTYPE_F32, {5, 6}, 13);
   Check({a, b},
         [&](const std::vector<Tensor>& in) {
           const Tensor s = Op("add.Tensor", {in[0], in[1]});  // [4, 5, 6]
@@ -240,9 +262,9 @@ TEST_F(FusedOps, BroadcastStridedAndEmptyInputs) {
         },
         2e-5, "broadcast");
   // A transposed input and a sliced one.
-  const Tensor m = Random(*rt_, *cpu_, SY_DTYPE_F32, {7, 9}, 14);
+  const Tensor m = Random(*rt_, *dev_, SY_DTYPE_F32, {7, 9}, 14);
   const Tensor t = Op("transpose", {m}, {Attr(0), Attr(1)});  // [9, 7], strided
-  const Tensor n = Random(*rt_, *cpu_, SY_DTYPE_F32, {9, 20}, 15);
+  const Tensor n = Random(*rt_, *dev_, SY_DTYPE_F32, {9, 20}, 15);
   const Tensor s = Op("slice", {n}, {Attr(1), Attr(3), Attr(17), Attr(2)});  // [9, 7]
   Check({t, s},
         [&](const std::vector<Tensor>& in) {
@@ -259,13 +281,13 @@ TEST_F(FusedOps, BroadcastStridedAndEmptyInputs) {
         },
         2e-5, "transposed intermediate");
   // Empty tensors: an empty elementwise chain and sums over an empty dim.
-  const Tensor e0 = Random(*rt_, *cpu_, SY_DTYPE_F32, {0, 5}, 16);
+  const Tensor e0 = Random(*rt_, *dev_, SY_DTYPE_F32, {0, 5}, 16);
   Check({e0},
         [&](const std::vector<Tensor>& in) {
           return std::vector<Tensor>{Op("exp", {Op("neg", {in[0]})}), Op("softmax", {in[0]})};
         },
         0, "empty");
-  const Tensor e1 = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 0}, 17);
+  const Tensor e1 = Random(*rt_, *dev_, SY_DTYPE_F32, {4, 0}, 17);
   Check({e1},
         [&](const std::vector<Tensor>& in) {
           const Tensor s = Op("sum", {Op("exp", {in[0]})}, {Attr({-1}), Attr(true)});
@@ -275,9 +297,9 @@ TEST_F(FusedOps, BroadcastStridedAndEmptyInputs) {
         0, "empty rows");
 }
 
-TEST_F(FusedOps, IntermediatesThatAreOutputsAreWritten) {
-  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {6, 50}, 18);
-  const Tensor y = Random(*rt_, *cpu_, SY_DTYPE_F32, {6, 50}, 19);
+TEST_P(FusedOps, IntermediatesThatAreOutputsAreWritten) {
+  const Tensor x = Random(*rt_, *dev_, SY_DTYPE_F32, {6, 50}, 18);
+  const Tensor y = Random(*rt_, *dev_, SY_DTYPE_F32, {6, 50}, 19);
   const CompileStats stats = Check(
       {x, y},
       [&](const std::vector<Tensor>& in) {
@@ -290,8 +312,8 @@ TEST_F(FusedOps, IntermediatesThatAreOutputsAreWritten) {
   EXPECT_EQ(stats.fused_groups, 1);
 }
 
-TEST_F(FusedOps, ReductionsOverEveryDimAndKeepdim) {
-  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 6, 10}, 20);
+TEST_P(FusedOps, ReductionsOverEveryDimAndKeepdim) {
+  const Tensor x = Random(*rt_, *dev_, SY_DTYPE_F32, {4, 6, 10}, 20);
   for (const char* op : {"sum", "mean", "max", "min"}) {
     for (std::vector<int64_t> dims : {std::vector<int64_t>{-1}, {0}, {1}, {0, 2}, {}}) {
       for (bool keep : {true, false}) {
@@ -305,6 +327,14 @@ TEST_F(FusedOps, ReductionsOverEveryDimAndKeepdim) {
     }
   }
 }
+
+#ifdef SWITCHYARD_TEST_CUDA
+INSTANTIATE_TEST_SUITE_P(Devices, FusedOps, ::testing::Values("cpu", "cuda"),
+                         [](const auto& info) { return std::string(info.param); });
+#else
+INSTANTIATE_TEST_SUITE_P(Devices, FusedOps, ::testing::Values("cpu"),
+                         [](const auto& info) { return std::string(info.param); });
+#endif
 
 }  // namespace
 }  // namespace sy::fusion::testing

@@ -29,6 +29,9 @@ using core::Tensor;
 inline std::string CpuManifest() {
   return std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json";
 }
+inline std::string CudaManifest() {
+  return std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json";
+}
 
 // A runtime that loads the cpu plugin and `extra` manifests only.
 inline std::unique_ptr<Runtime> MakeRuntime(std::vector<std::string> extra = {}) {

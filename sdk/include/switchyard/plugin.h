@@ -103,10 +103,12 @@
 extern "C" {
 #endif
 
+/* The plugin ABI this header describes ("Versioning" above). Since: 1.0. */
 #define SY_PLUGIN_ABI_MAJOR 1
 #define SY_PLUGIN_ABI_MINOR 1
 
-/* The one exported symbol's name, for hosts that look it up by string. */
+/* The one exported symbol's name, for hosts that look it up by string.
+ * Since: 1.0. */
 #define SY_PLUGIN_INIT_SYMBOL "sy_plugin_init"
 
 #if defined(_WIN32)
@@ -115,21 +117,24 @@ extern "C" {
 #define SY_PLUGIN_EXPORT __attribute__((visibility("default")))
 #endif
 
-/* True when a struct written with `ptr->struct_size` bytes contains `field`. */
+/* True when a struct written with `ptr->struct_size` bytes contains `field`.
+ * Since: 1.0. */
 #define SY_STRUCT_HAS(ptr, type, field)        \
   ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
-/* The struct_size of `type` as it was when `last_field` closed it. */
+/* The struct_size of `type` as it was when `last_field` closed it.
+ * Since: 1.0. */
 #define SY_STRUCT_SIZE(type, last_field) \
   (offsetof(type, last_field) + sizeof(((type*)0)->last_field))
 
 /* ---- Opaque handles ------------------------------------------------------ */
 
-/* An error: a status code and a message. Host-owned; see the rules above. */
+/* An error: a status code and a message. Host-owned; see the rules above.
+ * Since: 1.0. */
 typedef struct sy_error_t sy_error_t;
 
 /* Identifies one registration session (one runtime loading one plugin).
- * Valid only while the plugin's `load` slot runs. */
+ * Valid only while the plugin's `load` slot runs. Since: 1.0. */
 typedef struct sy_host_context_t sy_host_context_t;
 
 /* One kernel call as the host runs it: what host->kernel_workspace takes to
@@ -151,6 +156,7 @@ typedef enum sy_extension_type_t {
   SY_EXTENSION_COLLECTIVES = 3, /* communicators and collective ops */
 } sy_extension_type_t;
 
+/* The header every extension struct starts with. Since: 1.1. */
 typedef struct sy_extension_t {
   size_t struct_size;               /* of the whole extension struct */
   int32_t type;                     /* sy_extension_type_t */
@@ -163,7 +169,8 @@ typedef struct sy_extension_t {
  * an application. Since: 1.1. */
 #define SY_STATUS_KERNEL_DECLINED 64
 
-/* ---- Log levels (since 1.0) --------------------------------------------- */
+/* ---- Log levels ---------------------------------------------------------
+ * Since: 1.0. */
 typedef enum sy_log_level_t {
   SY_LOG_ERROR = 0,
   SY_LOG_WARNING = 1,
@@ -211,6 +218,7 @@ typedef enum sy_attr_kind_t {
   SY_ATTR_DTYPE = 6,  /* value.dtype                                   */
 } sy_attr_kind_t;
 
+/* One attribute value. Since: 1.0. */
 typedef struct sy_attr_t {
   int32_t kind; /* sy_attr_kind_t */
   int32_t reserved;
@@ -392,6 +400,7 @@ typedef struct sy_kernel_desc_t {
  * checks each given value against the declaration before `load` runs: an
  * unknown name or a value that does not parse as the declared type refuses
  * the load with a record naming the option. */
+/* An option's type. Since: 1.1. */
 typedef enum sy_option_type_t {
   SY_OPTION_INT = 1,    /* int64; text "-3", "4096"                  */
   SY_OPTION_FLOAT = 2,  /* double; text "0.5", "1e-3"                */
@@ -426,6 +435,7 @@ typedef struct sy_option_value_t {
 
 /* ---- Devices ------------------------------------------------------------- */
 
+/* The direction of a copy. Since: 1.0. */
 typedef enum sy_copy_kind_t {
   SY_COPY_HOST_TO_DEVICE = 0,
   SY_COPY_DEVICE_TO_HOST = 1,

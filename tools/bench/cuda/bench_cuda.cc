@@ -147,8 +147,9 @@ const char* Name(sy_dtype_t d) {
 }
 
 sy::Tensor Permute(const Bench& b, const sy::Tensor& t, std::vector<int64_t> dims) {
+  const sy::Tensor inputs[1] = {t};
   const sy::Attr attrs[1] = {sy::Attr(dims)};
-  return Must(b.Op("permute").call1({t}, attrs), "permute");
+  return Must(b.Op("permute").call1(inputs, attrs), "permute");
 }
 
 // ResNet-50's convolutions at N = 32 in f32 (no TF32), f16 and bf16, NCHW

@@ -7,7 +7,10 @@
 # GPU machine brings). The tree is also written as tree.tar.xz (GPU code
 # compresses ~15x), so that it fits a size-limited transfer.
 #
-#   tools/bench/cuda/pack_for_device.sh BUILD_DIR DEST
+#   [BINS="…"] tools/bench/cuda/pack_for_device.sh BUILD_DIR DEST
+#
+# BINS: the binaries to pack (default: the cuda plugin's tests and benches;
+# tools/bench/fusion/device_run.sh names its own).
 #
 # On the GPU machine: tar -xJf DEST/tree.tar.xz; cd tree;
 #   BUILT_AT=<BUILD_DIR's repository root> tools/bench/cuda/device_run.sh tests bench
@@ -18,8 +21,8 @@ SRC=$(cd "$(dirname "$0")/../../.." && pwd)
 rm -rf "$DEST/tree" "$DEST/tree.tar.xz"
 T=$DEST/tree
 mkdir -p "$T/build/release/bin" "$T/build/release/lib/switchyard/plugins" \
-         "$T/tools/bench/cuda" "$T/syslibs"
-BINS="cuda_plugin_test cuda_cudnn_absent_test cuda_op_harness_test bench_cuda bench_block"
+         "$T/tools/bench/cuda" "$T/tools/bench/fusion" "$T/syslibs"
+BINS=${BINS:-"cuda_plugin_test cuda_cudnn_absent_test cuda_op_harness_test bench_cuda bench_block"}
 for b in $BINS; do strip -o "$T/build/release/bin/$b" "$BUILD/bin/$b"; done
 for f in "$BUILD"/lib/switchyard/plugins/*; do
   case $f in
@@ -31,6 +34,7 @@ if [ -e "$BUILD/lib/libswitchyard.so.0.1.0" ]; then
   strip -o "$T/build/release/lib/libswitchyard.so.0.1.0" "$BUILD/lib/libswitchyard.so.0.1.0"
 fi
 cp "$SRC"/tools/bench/cuda/*.py "$SRC"/tools/bench/cuda/device_run.sh "$T/tools/bench/cuda/"
+cp "$SRC"/tools/bench/fusion/device_run.sh "$T/tools/bench/fusion/"
 # Host libraries: what the binaries and plugins link, minus the base system
 # and the CUDA toolkit's (found on the GPU machine itself).
 for f in "$T"/build/release/bin/* "$T"/build/release/lib/switchyard/plugins/*.so; do

@@ -27,8 +27,8 @@
 //
 // Thread-safety: a Program is immutable; Run may be called from several
 // threads at once.
-#ifndef SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_PROGRAM_H_
-#define SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_PROGRAM_H_
+#ifndef SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_PROGRAM_H_
+#define SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_PROGRAM_H_
 
 #include <cstdint>
 #include <memory>
@@ -95,4 +95,4 @@ void RunProgram(const Program& program, const sy_tensor_view_t* inputs,
 
 }  // namespace sy::cpu::fusion
 
-#endif  // SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_PROGRAM_H_
+#endif  // SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_PROGRAM_H_

@@ -6,8 +6,8 @@
 // values are floats 0 or 1. `out` must not overlap an input.
 //
 // Thread-safety: pure functions.
-#ifndef SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_ARRAY_OPS_H_
-#define SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_ARRAY_OPS_H_
+#ifndef SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_ARRAY_OPS_H_
+#define SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_ARRAY_OPS_H_
 
 #include <cstdint>
 
@@ -42,4 +42,4 @@ double RoundScalar(sy_dtype_t dtype, double value);
 
 }  // namespace sy::cpu::fusion
 
-#endif  // SWITCHYARD_PLUGINS_CPU_FUSION_FUSED_ARRAY_OPS_H_
+#endif  // SWITCHYARD_PLUGINS_CPU_FUSED_FUSED_ARRAY_OPS_H_

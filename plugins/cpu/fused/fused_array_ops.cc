@@ -1,4 +1,4 @@
-#include "fusion/fused_array_ops.h"
+#include "fused/fused_array_ops.h"
 
 #include <cmath>
 #include <type_traits>

@@ -6,8 +6,8 @@
 // generate), so there is no binary to cache on disk and no load_fused.
 // Limits: row reductions yes; every dtype of the core set for loads and
 // stores; no limits on size.
-#ifndef SWITCHYARD_PLUGINS_CPU_FUSION_FUSION_EXTENSION_H_
-#define SWITCHYARD_PLUGINS_CPU_FUSION_FUSION_EXTENSION_H_
+#ifndef SWITCHYARD_PLUGINS_CPU_FUSED_FUSION_EXTENSION_H_
+#define SWITCHYARD_PLUGINS_CPU_FUSED_FUSION_EXTENSION_H_
 
 #include "switchyard/plugin.h"
 
@@ -19,4 +19,4 @@ extern const sy_fusion_extension_t kCpuFusionExtension;
 
 }  // namespace sy::cpu
 
-#endif  // SWITCHYARD_PLUGINS_CPU_FUSION_FUSION_EXTENSION_H_
+#endif  // SWITCHYARD_PLUGINS_CPU_FUSED_FUSION_EXTENSION_H_

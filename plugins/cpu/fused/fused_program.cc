@@ -1,46 +1,30 @@
 // CompileProgram: the IR → a Program (Note [Tiled evaluator]).
-#include "fusion/fused_program.h"
+#include "fused/fused_program.h"
 
 #include <algorithm>
 
+#include "switchyard/plugin/fused_ir.hpp"
+
 namespace sy::cpu::fusion {
 
+using ::sy::plugin::fused::Arity;
+using ::sy::plugin::fused::IsReduce;
+
 Kind KindOf(sy_dtype_t dtype) {
-  return dtype == SY_DTYPE_F64 || dtype == SY_DTYPE_I64 || dtype == SY_DTYPE_I32
-             ? Kind::kF64
-             : Kind::kF32;
+  return ::sy::plugin::fused::ComputesInDouble(dtype) ? Kind::kF64 : Kind::kF32;
 }
-
-namespace {
-
-bool IsReduce(int32_t op) {
-  return op == SY_FUSED_REDUCE_SUM || op == SY_FUSED_REDUCE_MAX ||
-         op == SY_FUSED_REDUCE_MIN;
-}
-
-int Arity(int32_t op) {
-  if (op == SY_FUSED_LOAD || op == SY_FUSED_CONST) return 0;
-  if (op == SY_FUSED_WHERE) return 3;
-  if (op >= SY_FUSED_ADD && op <= SY_FUSED_GE) return 2;
-  return 1;
-}
-
-}  // namespace
 
 std::unique_ptr<Program> CompileProgram(const sy_fused_kernel_t& k, std::string* error) {
   auto p = std::make_unique<Program>();
   p->name = k.name != nullptr ? k.name : "fused";
-  if (k.ndim < 0 || k.ndim > SY_MAX_RANK || k.reduce_ndim < 0 || k.reduce_ndim > k.ndim ||
-      k.num_instrs <= 0 || k.num_stages <= 0) {
-    *error = "the kernel's rank, stages or instruction count is out of range";
-    return nullptr;
-  }
   // A rank-0 domain runs as [1]: one element, no operand moves.
-  p->ndim = k.ndim == 0 ? 1 : k.ndim;
-  p->reduce_ndim = k.reduce_ndim;
-  for (int d = 0; d < p->ndim; ++d) p->shape[d] = k.ndim == 0 ? 1 : k.shape[d];
-  for (int d = 0; d < p->ndim - p->reduce_ndim; ++d) p->rows *= p->shape[d];
-  for (int d = p->ndim - p->reduce_ndim; d < p->ndim; ++d) p->row_length *= p->shape[d];
+  ::sy::plugin::fused::Domain domain;
+  if (!::sy::plugin::fused::ReadDomain(k, &domain, error)) return nullptr;
+  p->ndim = domain.ndim;
+  p->reduce_ndim = domain.reduce_ndim;
+  for (int d = 0; d < p->ndim; ++d) p->shape[d] = domain.shape[d];
+  p->rows = domain.rows;
+  p->row_length = domain.row_length;
   auto copy = [&](const sy_fused_operand_t* list, int32_t count, std::vector<Operand>& out) {
     for (int32_t i = 0; i < count; ++i) {
       Operand o;
@@ -63,7 +47,7 @@ std::unique_ptr<Program> CompileProgram(const sy_fused_kernel_t& k, std::string*
     Step& s = p->steps[i];
     s.op = in.op;
     s.dtype = in.dtype;
-    s.kind = in.op >= SY_FUSED_EQ && in.op <= SY_FUSED_GE ? Kind::kF32 : KindOf(in.dtype);
+    s.kind = ::sy::plugin::fused::IsCompare(in.op) ? Kind::kF32 : KindOf(in.dtype);
     s.a = in.a;
     s.b = in.b;
     s.c = in.c;
@@ -71,11 +55,6 @@ std::unique_ptr<Program> CompileProgram(const sy_fused_kernel_t& k, std::string*
     s.stage = in.stage;
     s.per_row = in.row_level == 1;
     s.imm = in.imm;
-    if (in.op < SY_FUSED_LOAD || in.op > SY_FUSED_REDUCE_MIN || in.stage < 0 ||
-        in.stage >= k.num_stages) {
-      *error = "an instruction has an unknown op or stage";
-      return nullptr;
-    }
     if (s.per_row) {
       p->row_steps[s.stage].push_back(i);
     } else if (s.op != SY_FUSED_CONST) {

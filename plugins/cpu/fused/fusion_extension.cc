@@ -1,9 +1,9 @@
-#include "fusion/fusion_extension.h"
+#include "fused/fusion_extension.h"
 
 #include <memory>
 #include <string>
 
-#include "fusion/fused_program.h"
+#include "fused/fused_program.h"
 #include "kernels/kernel_util.h"
 #include "switchyard/plugin.hpp"
 

@@ -7,19 +7,17 @@
 #include <memory>
 #include <vector>
 
-#include "fusion/fused_array_ops.h"
-#include "fusion/fused_program.h"
+#include "fused/fused_array_ops.h"
+#include "fused/fused_program.h"
 #include "kernels/elementwise_engine.h"
 #include "kernels/parallel.h"
 #include "kernels/reduce_simd.h"
+#include "switchyard/plugin/fused_ir.hpp"
 
 namespace sy::cpu::fusion {
 namespace {
 
-bool IsReduce(int32_t op) {
-  return op == SY_FUSED_REDUCE_SUM || op == SY_FUSED_REDUCE_MAX ||
-         op == SY_FUSED_REDUCE_MIN;
-}
+using ::sy::plugin::fused::IsReduce;
 
 size_t SizeOf(sy_dtype_t dtype) { return SY_DTYPE_BITS(dtype) / 8; }
 

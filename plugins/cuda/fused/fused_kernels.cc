@@ -1,0 +1,197 @@
+#include "fused/fused_kernels.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cuda_device.h"
+#include "cuda_util.h"
+#include "fused/cuda_codegen.h"
+#include "fused/nvrtc_compiler.h"
+#include "switchyard/plugin.hpp"
+
+namespace sy::cuda::fusion {
+namespace {
+
+using ::sy::plugin::MakeError;
+using ::sy::plugin::StrCat;
+
+struct Compiled {
+  GeneratedKernel gen;
+  int device = 0;
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t vector = nullptr;
+  cudaKernel_t scalar = nullptr;
+  std::string cubin;
+  int num_inputs = 0, num_outputs = 0;
+  std::string name;
+};
+
+struct DeviceInfo {
+  int arch = 0;  // major * 10 + minor
+  int sm_count = 0;
+};
+
+sy_error_t* Info(int device, DeviceInfo* out) {
+  int major = 0, minor = 0, sms = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess) {
+    return CudaError(e, "cuda plugin: compile_fused", StrCat("reading device ", device, "'s attributes failed"));
+  }
+  out->arch = major * 10 + minor;
+  out->sm_count = sms;
+  return nullptr;
+}
+
+// Loads the CUBIN and finds its entry points.
+sy_error_t* Load(Compiled& c) {
+  cudaError_t e = cudaSetDevice(c.device);
+  if (e == cudaSuccess) {
+    e = cudaLibraryLoadData(&c.library, c.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  }
+  if (e == cudaSuccess && !c.gen.vector.entry.empty()) {
+    e = cudaLibraryGetKernel(&c.vector, c.library, c.gen.vector.entry.c_str());
+  }
+  if (e == cudaSuccess) e = cudaLibraryGetKernel(&c.scalar, c.library, c.gen.scalar.entry.c_str());
+  if (e != cudaSuccess) {
+    if (c.library != nullptr) cudaLibraryUnload(c.library);
+    c.library = nullptr;
+    return CudaError(e, "cuda plugin: fused kernel",
+                     StrCat("loading the compiled kernel '", c.name, "' failed"));
+  }
+  return nullptr;
+}
+
+// Everything but NVRTC: the generated source tells the entry points and
+// launch shapes, for compile and load alike.
+sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, DeviceInfo* info) {
+  if (kernel == nullptr) {
+    return MakeError(SY_STATUS_INVALID_ARGUMENT, "cuda plugin: compile_fused: no kernel given");
+  }
+  SY_PLUGIN_RETURN_IF_ERROR(Info(device, info));
+  std::string error;
+  CodegenOptions options;
+  options.sm_count = info->sm_count;
+  if (!GenerateCuda(*kernel, options, &c.gen, &error)) {
+    return MakeError(SY_STATUS_UNIMPLEMENTED, StrCat("cuda plugin: compile_fused: ", error));
+  }
+  c.device = device;
+  c.num_inputs = kernel->num_inputs;
+  c.num_outputs = kernel->num_outputs;
+  c.name = kernel->name != nullptr ? kernel->name : "fused";
+  return nullptr;
+}
+
+}  // namespace
+
+const char* CompilerName() {
+  static const std::string name = [] {
+    std::string why;
+    const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
+    return nvrtc == nullptr ? std::string("nvrtc (absent)")
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 1");
+  }();
+  return name.c_str();
+}
+
+sy_error_t* CompileFused(void*, sy_fused_compile_args_t* args) {
+  return plugin::Guard("cuda plugin: compile_fused", [&]() -> sy_error_t* {
+    std::string why;
+    const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
+    if (nvrtc == nullptr) {
+      return MakeError(SY_STATUS_UNAVAILABLE, StrCat("cuda plugin: compile_fused: ", why));
+    }
+    auto c = std::make_unique<Compiled>();
+    DeviceInfo info;
+    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, *c, &info));
+    std::string error;
+    if (!nvrtc->Compile(c->gen.source, info.arch, c->name, &c->cubin, &error)) {
+      return MakeError(SY_STATUS_INTERNAL, StrCat("cuda plugin: compile_fused: ", error));
+    }
+    SY_PLUGIN_RETURN_IF_ERROR(Load(*c));
+    args->out_binary = c->cubin.data();
+    args->out_binary_size = c->cubin.size();
+    args->out_handle = c.release();
+    return nullptr;
+  });
+}
+
+sy_error_t* LoadFused(void*, sy_fused_load_args_t* args) {
+  return plugin::Guard("cuda plugin: load_fused", [&]() -> sy_error_t* {
+    auto c = std::make_unique<Compiled>();
+    DeviceInfo info;
+    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, *c, &info));
+    c->cubin.assign(static_cast<const char*>(args->binary), args->binary_size);
+    SY_PLUGIN_RETURN_IF_ERROR(Load(*c));
+    args->out_handle = c.release();
+    return nullptr;
+  });
+}
+
+sy_error_t* LaunchFused(void*, const sy_fused_launch_args_t* args) {
+  return plugin::Guard("cuda plugin: launch_fused", [&]() -> sy_error_t* {
+    const Compiled& c = *static_cast<const Compiled*>(args->handle);
+    Stream* stream = FindStream(args->stream);
+    if (stream == nullptr) {
+      return MakeError(SY_STATUS_INVALID_ARGUMENT,
+                       "cuda plugin: launch_fused: the stream is not one of this plugin's");
+    }
+    if (args->num_inputs != c.num_inputs || args->num_outputs != c.num_outputs) {
+      return MakeError(SY_STATUS_INVALID_ARGUMENT,
+                       StrCat("cuda plugin: launch_fused: kernel '", c.name, "' takes ",
+                              c.num_inputs, " inputs and ", c.num_outputs, " outputs"));
+    }
+    const int count = c.num_inputs + c.num_outputs;
+    void* pointers[64];
+    std::unique_ptr<void*[]> heap;
+    void** ptrs = pointers;
+    if (count > 64) {
+      heap.reset(new void*[count]);
+      ptrs = heap.get();
+    }
+    for (int i = 0; i < count; ++i) {
+      const sy_tensor_view_t& v = i < c.num_inputs ? args->inputs[i] : args->outputs[i - c.num_inputs];
+      ptrs[i] = static_cast<char*>(v.data) + v.byte_offset;
+    }
+    // The vector entry needs its 16-byte operands aligned.
+    bool aligned = c.vector != nullptr;
+    for (int i : c.gen.aligned_operands) {
+      aligned = aligned && reinterpret_cast<uintptr_t>(ptrs[i]) % 16 == 0;
+    }
+    const LaunchShape& shape = aligned ? c.gen.vector : c.gen.scalar;
+    std::unique_ptr<void*[]> params(new void*[count]);
+    for (int i = 0; i < count; ++i) params[i] = &ptrs[i];
+    cudaError_t e = cudaSetDevice(c.device);
+    if (e == cudaSuccess) {
+      e = cudaLaunchKernel(reinterpret_cast<const void*>(aligned ? c.vector : c.scalar),
+                           dim3(static_cast<unsigned>(shape.grid)), dim3(shape.block),
+                           params.get(), shape.smem, stream->stream);
+    }
+    if (e != cudaSuccess) {
+      return CudaError(e, "cuda plugin: launch_fused",
+                       StrCat("launching fused kernel '", c.name, "' failed"));
+    }
+    return nullptr;
+  });
+}
+
+void ReleaseFused(void*, const sy_fused_release_args_t* args) {
+  auto* c = static_cast<Compiled*>(args->handle);
+  if (c == nullptr) return;
+  // Launches of it may still be queued (plugin.h: the plugin keeps what
+  // enqueued work needs): wait for the device before unloading the code.
+  // Kernels are released when graphs or compilers go, not per call.
+  if (c->library != nullptr) {
+    cudaSetDevice(c->device);
+    cudaDeviceSynchronize();
+    cudaLibraryUnload(c->library);
+  }
+  delete c;
+}
+
+}  // namespace sy::cuda::fusion

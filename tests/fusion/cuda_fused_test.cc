@@ -1,0 +1,307 @@
+// Fused kernels on the cuda plugin (NVRTC-compiled; docs/fusion.md, "CUDA"),
+// on a GPU: the 8-op chain and the row reductions against the unfused graph
+// on the same device and against float64 references computed here, over
+// row lengths that take the warp and the block kernels, aligned and
+// unaligned inputs (the vector and the scalar entry); the kernel cache in
+// memory, on disk (load_fused) and past corrupt entries; the pattern kernel
+// (matmul → add → gelu in cuBLASLt's epilogue); and, in a process of its
+// own without NVRTC, groups that run unfused and say why.
+//
+// Without a CUDA device every test skips with "no CUDA device: …".
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "fusion/backend/backends.h"
+#include "fusion/backend/kernel_cache.h"
+#include "fusion/graph.h"
+#include "fusion_test_util.h"
+#include "gtest/gtest.h"
+
+namespace sy::fusion::testing {
+namespace {
+
+const sy_dtype_t kFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16, SY_DTYPE_BF16};
+
+std::string Name(sy_dtype_t d) { return std::string(core::DTypeName(d)); }
+
+using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+
+class CudaFusion : public ::testing::Test {
+ public:
+  Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
+    return Call(*rt_, op, std::move(in), std::move(attrs));
+  }
+
+ protected:
+  void SetUp() override {
+    rt_ = MakeRuntime({CudaManifest()});
+    ASSERT_NE(rt_, nullptr);
+    absl::StatusOr<Device*> cuda = rt_->GetDevice("cuda:0");
+    if (!cuda.ok()) GTEST_SKIP() << "no CUDA device: " << cuda.status().message();
+    cuda_ = *cuda;
+    CompilerOptions options;
+    options.disk_cache = false;
+    compiler_ = std::make_unique<Compiler>(*rt_, options);
+  }
+  void TearDown() override {
+    compiler_.reset();
+    rt_.reset();
+  }
+
+  // Compiles `body` fused (with `options`) and unfused, launches both on
+  // `inputs` and compares them; returns the fused outputs as doubles.
+  std::vector<std::vector<double>> Check(Compiler& compiler, const std::vector<Tensor>& inputs,
+                                         const Body& body, double tol, const std::string& what,
+                                         CompileStats* stats = nullptr,
+                                         CompileOptions options = {}) {
+    absl::StatusOr<Graph> graph = CaptureGraph(*rt_, inputs, body);
+    EXPECT_TRUE(graph.ok()) << what << ": " << graph.status();
+    if (!graph.ok()) return {};
+    CompileOptions unfused_options;
+    unfused_options.fuse = false;
+    absl::StatusOr<CompiledGraph> fused = compiler.Compile(*graph, options);
+    absl::StatusOr<CompiledGraph> unfused = compiler.Compile(*graph, unfused_options);
+    EXPECT_TRUE(fused.ok()) << what << ": " << fused.status();
+    EXPECT_TRUE(unfused.ok()) << what << ": " << unfused.status();
+    if (!fused.ok() || !unfused.ok()) return {};
+    if (stats != nullptr) *stats = fused->stats();
+    description_ = fused->Describe();
+    absl::StatusOr<std::vector<Tensor>> got = fused->Launch(inputs);
+    absl::StatusOr<std::vector<Tensor>> want = unfused->Launch(inputs);
+    EXPECT_TRUE(got.ok()) << what << ": " << got.status() << "\n" << fused->Describe();
+    EXPECT_TRUE(want.ok()) << what << ": " << want.status();
+    if (!got.ok() || !want.ok()) return {};
+    std::vector<std::vector<double>> out;
+    for (size_t i = 0; i < got->size() && i < want->size(); ++i) {
+      EXPECT_EQ((*got)[i].shape(), (*want)[i].shape()) << what;
+      out.push_back(Read(*rt_, (*got)[i]));
+      ExpectClose(out.back(), Read(*rt_, (*want)[i]), tol,
+                  what + " output " + std::to_string(i) + "\n" + fused->Describe(true));
+    }
+    return out;
+  }
+
+  std::unique_ptr<Runtime> rt_;
+  Device* cuda_ = nullptr;
+  std::unique_ptr<Compiler> compiler_;
+  std::string description_;
+};
+
+double Chain(double x, double y) {
+  const double s = 1 / (1 + std::exp(-(std::tanh(x * y + 1) * 2 - y)));
+  return std::max(s, 0.0) + x;
+}
+
+Body ChainBody(CudaFusion* t) {
+  return [t](const std::vector<Tensor>& in) {
+    Tensor a = t->Op("add.Scalar", {t->Op("mul.Tensor", {in[0], in[1]})}, {Attr(1.0)});
+    a = t->Op("sub.Tensor", {t->Op("mul.Scalar", {t->Op("tanh", {a})}, {Attr(2.0)}), in[1]});
+    return std::vector<Tensor>{t->Op("add.Tensor", {t->Op("relu", {t->Op("sigmoid", {a})}), in[0]})};
+  };
+}
+
+TEST_F(CudaFusion, ChainMatchesEagerAndFloat64) {
+  // [64, 1000] takes the 16-byte entry; [33, 129] has no width that divides
+  // its rows, so the scalar entry.
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{64, 1000}, {33, 129}}) {
+    for (sy_dtype_t dtype : kFloatDtypes) {
+      const size_t n = static_cast<size_t>(Numel(shape));
+      const std::vector<double> xs = RandomValues(n, 3), ys = RandomValues(n, 4);
+      const Tensor x = FromValues(*rt_, *cuda_, dtype, shape, xs);
+      const Tensor y = FromValues(*rt_, *cuda_, dtype, shape, ys);
+      CompileStats stats;
+      const std::string what = "chain " + Name(dtype) + " " + std::to_string(shape[1]);
+      std::vector<std::vector<double>> got =
+          Check(*compiler_, {x, y}, ChainBody(this), Tolerance(dtype) * 2, what, &stats);
+      EXPECT_EQ(stats.fused_groups, 1) << what << "\n" << description_;
+      EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << description_;
+      ASSERT_EQ(got.size(), 1u) << what;
+      std::vector<double> want(n);
+      for (size_t i = 0; i < n; ++i) {
+        want[i] = RoundTo(dtype, Chain(RoundTo(dtype, xs[i]), RoundTo(dtype, ys[i])));
+      }
+      // f16/bf16 round after every op, as the eager kernels do: a few ulp
+      // of the dtype per op.
+      const double tol = dtype == SY_DTYPE_F64 ? 1e-13 : dtype == SY_DTYPE_F32 ? 2e-6
+                                                                              : Tolerance(dtype) * 4;
+      ExpectClose(got[0], want, tol, what + " vs float64");
+    }
+  }
+}
+
+TEST_F(CudaFusion, UnalignedInputsTakeTheScalarEntry) {
+  // A slice that starts one element in: 4-byte aligned, not 16.
+  const Tensor base = Random(*rt_, *cuda_, SY_DTYPE_F32, {64, 1025}, 5);
+  const Tensor x = Op("slice", {base}, {Attr(1), Attr(1), Attr(1025), Attr(1)});  // [64, 1024]
+  const Tensor y = Random(*rt_, *cuda_, SY_DTYPE_F32, {64, 1024}, 6);
+  Check(*compiler_, {x, y}, ChainBody(this), 2e-5, "unaligned chain");
+  Check(*compiler_, {x, y},
+        [&](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{Op("softmax", {Op("mul.Tensor", {in[0], in[1]})})};
+        },
+        2e-5, "unaligned softmax");
+}
+
+// Row reductions at lengths the warp kernel (≤ 1024, with the row kept in
+// registers up to 32 values a thread) and the block kernel (longer) take.
+TEST_F(CudaFusion, RowReductionsAtEveryRowLength) {
+  const int64_t lengths[] = {1, 7, 256, 1000, 1024, 1025, 4096, 65536, 262144};
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16, SY_DTYPE_F64}) {
+    for (int64_t n : lengths) {
+      const int64_t rows = std::max<int64_t>(2, std::min<int64_t>(64, (1 << 20) / n));
+      const std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 7, -4, 4);
+      const Tensor x = FromValues(*rt_, *cuda_, dtype, {rows, n}, xs);
+      const Tensor w = Random(*rt_, *cuda_, dtype, {n}, 8);
+      const Tensor b = Random(*rt_, *cuda_, dtype, {n}, 9);
+      const std::string what = Name(dtype) + " rows of " + std::to_string(n);
+      // Sums over long rows differ in order from the eager kernels.
+      const double tol = Tolerance(dtype) * (n > 4096 ? 8 : 2);
+      CompileStats stats;
+      std::vector<std::vector<double>> got = Check(
+          *compiler_, {x, w, b},
+          [&](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{
+                Op("softmax", {in[0]}), Op("log_softmax", {in[0]}),
+                Op("rms_norm", {in[0], in[1]}, {Attr(1e-5)}),
+                Op("layer_norm", {in[0], in[1], in[2]}, {Attr({n}), Attr(1e-5)})};
+          },
+          tol, what, &stats);
+      EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << description_;
+      ASSERT_EQ(got.size(), 4u) << what;
+      // softmax against float64 on the same (rounded) inputs.
+      std::vector<double> want(xs.size());
+      for (int64_t r = 0; r < rows; ++r) {
+        double m = -INFINITY, s = 0;
+        for (int64_t j = 0; j < n; ++j) m = std::max(m, RoundTo(dtype, xs[r * n + j]));
+        for (int64_t j = 0; j < n; ++j) s += std::exp(RoundTo(dtype, xs[r * n + j]) - m);
+        for (int64_t j = 0; j < n; ++j) {
+          want[r * n + j] = RoundTo(dtype, std::exp(RoundTo(dtype, xs[r * n + j]) - m) / s);
+        }
+      }
+      ExpectClose(got[0], want, tol, what + " softmax vs float64");
+    }
+  }
+}
+
+TEST_F(CudaFusion, KernelCacheInMemoryOnDiskAndPastCorruptEntries) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("sy_cuda_fusion_cache_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  CompilerOptions options;
+  options.disk_cache = true;
+  options.cache_dir = dir.string();
+  Compiler compiler(*rt_, options);
+  const Tensor x = Random(*rt_, *cuda_, SY_DTYPE_F32, {128, 512}, 10);
+  const Tensor y = Random(*rt_, *cuda_, SY_DTYPE_F32, {128, 512}, 11);
+  const Body body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("softmax", {ChainBody(this)(in)[0]})};
+  };
+  CompileStats stats;
+  Check(compiler, {x, y}, body, 2e-5, "first compile", &stats);
+  EXPECT_GE(stats.kernels_compiled, 1) << description_;
+  Check(compiler, {x, y}, body, 2e-5, "from memory", &stats);
+  EXPECT_EQ(stats.kernels_compiled, 0) << description_;
+  EXPECT_GE(stats.kernels_from_memory, 1) << description_;
+  // A new process would find the CUBIN on disk: load_fused, no NVRTC.
+  compiler.kernel_cache().ClearMemory();
+  Check(compiler, {x, y}, body, 2e-5, "from disk", &stats);
+  EXPECT_EQ(stats.kernels_compiled, 0) << description_;
+  EXPECT_GE(stats.kernels_from_disk, 1) << description_;
+  // Truncated entries are misses: compiled again, still right.
+  int files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::filesystem::resize_file(entry.path(), entry.file_size() / 2);
+    ++files;
+  }
+  EXPECT_GE(files, 1);
+  compiler.kernel_cache().ClearMemory();
+  Check(compiler, {x, y}, body, 2e-5, "past corrupt entries", &stats);
+  EXPECT_GE(stats.kernels_compiled, 1) << description_;
+  EXPECT_EQ(stats.kernels_from_disk, 0) << description_;
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(CudaFusion, MatmulBiasGeluRunsAsTheEpilogueKernel) {
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const Tensor a = Random(*rt_, *cuda_, dtype, {64, 128}, 12, -1, 1);
+    const Tensor b = Random(*rt_, *cuda_, dtype, {128, 96}, 13, -1, 1);
+    const Tensor bias = Random(*rt_, *cuda_, dtype, {96}, 14);
+    CompileOptions options;
+    options.patterns = CompileOptions::Patterns::kAlways;
+    CompileStats stats;
+    // GEMMs accumulate in another order: looser than elementwise.
+    Check(*compiler_, {a, b, bias},
+          [&](const std::vector<Tensor>& in) {
+            const Tensor m = Op("add.Tensor", {Op("matmul", {in[0], in[1]}), in[2]});
+            return std::vector<Tensor>{Op("gelu", {m}, {Attr("tanh")})};
+          },
+          dtype == SY_DTYPE_F32 ? 1e-3 : 3e-2, "matmul_bias_gelu " + Name(dtype), &stats,
+          options);
+    EXPECT_EQ(stats.patterns, 1) << description_;
+    EXPECT_NE(description_.find("cuda::matmul_bias_gelu"), std::string::npos) << description_;
+  }
+}
+
+// No GPU needed: the cuda plugin registers its device table (with the
+// hooks) even where it finds no device, so the host sees its compiler and
+// patterns on any machine. Also run without NVRTC (compiler "nvrtc (absent)").
+TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
+  std::unique_ptr<Runtime> rt = MakeRuntime({CudaManifest()});
+  ASSERT_NE(rt, nullptr);
+  const Backends backends = FindBackends(rt->state());
+  const FusionBackend* cuda = nullptr;
+  for (const FusionBackend& b : backends.fusion) {
+    if (b.device_type != nullptr && b.device_type->name() == "cuda") cuda = &b;
+  }
+  ASSERT_NE(cuda, nullptr) << "no fusion hooks for cuda; notes: "
+                           << (backends.notes.empty() ? "none" : backends.notes[0]);
+  EXPECT_EQ(cuda->plugin_name, "cuda");
+  EXPECT_TRUE(cuda->row_reductions);
+  EXPECT_TRUE(cuda->Accepts(SY_DTYPE_BF16));
+  EXPECT_TRUE(cuda->Accepts(SY_DTYPE_I64));
+  const char* nvrtc_case = std::getenv("SWITCHYARD_TEST_NVRTC_CASE");
+  if (nvrtc_case != nullptr && std::string(nvrtc_case) == "missing") {
+    EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
+  } else {
+    EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 1"), std::string::npos) << cuda->compiler;
+  }
+  std::vector<std::string> patterns;
+  for (const PatternEntry& p : backends.patterns) {
+    if (p.device_type == "cuda") patterns.push_back(p.pattern->name);
+  }
+  std::sort(patterns.begin(), patterns.end());
+  EXPECT_EQ(patterns, (std::vector<std::string>{"linear_bias_gelu_tanh", "linear_gelu_tanh",
+                                                "matmul_bias", "matmul_bias_gelu_tanh"}));
+  for (const std::string& note : backends.notes) {
+    EXPECT_EQ(note.find("cuda"), std::string::npos) << note;
+  }
+}
+
+// Run by ctest as cuda_fusion_test.without_nvrtc, with SWITCHYARD_NVRTC_LIBRARY
+// naming a missing file (tests/fusion/CMakeLists.txt).
+TEST_F(CudaFusion, WithoutNvrtcGroupsRunUnfusedAndSayWhy) {
+  const char* expect = std::getenv("SWITCHYARD_TEST_NVRTC_CASE");
+  if (expect == nullptr || std::string(expect) != "missing") {
+    GTEST_SKIP() << "runs as cuda_fusion_test.without_nvrtc";
+  }
+  const Tensor x = Random(*rt_, *cuda_, SY_DTYPE_F32, {16, 300}, 15);
+  const Tensor y = Random(*rt_, *cuda_, SY_DTYPE_F32, {16, 300}, 16);
+  CompileStats stats;
+  Check(*compiler_, {x, y}, ChainBody(this), 2e-6, "without NVRTC", &stats);
+  EXPECT_EQ(stats.fused_groups, 0) << description_;
+  EXPECT_GE(stats.unfused_groups, 1) << description_;
+  EXPECT_NE(description_.find("NVRTC could not be loaded"), std::string::npos) << description_;
+}
+
+}  // namespace
+}  // namespace sy::fusion::testing

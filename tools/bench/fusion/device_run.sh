@@ -1,0 +1,90 @@
+#!/bin/bash
+# Runs the CUDA side of fusion (docs/fusion.md, "CUDA") on a GPU machine
+# from build outputs made elsewhere: the fused-kernel tests on cuda:0 and
+# bench_fusion's cuda rows. Run it from a tree packed by
+# tools/bench/cuda/pack_for_device.sh with the fusion binaries:
+#
+#   BINS="fusion_test cuda_fusion_test cuda_codegen_test bench_fusion" \
+#     tools/bench/cuda/pack_for_device.sh build/release DEST
+#   # on the GPU machine, in DEST/tree:
+#   BUILT_AT=/work/wt/fusion tools/bench/fusion/device_run.sh tests bench
+#
+# BUILT_AT: the absolute path the tree was built at (the binaries name
+# their plugin folder by it); linked to this tree when it does not exist.
+# Logs go to $OUT (default ./device_out); summary.txt sums them up.
+#   tests: fusion_test's cuda instances (every fused graph of the cpu tests,
+#          fused against unfused on cuda:0), cuda_fusion_test (the chain and
+#          row reductions against float64, row lengths 1 … 262144, the
+#          kernel cache, the matmul epilogue pattern), the same without
+#          NVRTC (groups run unfused and say why), cuda_codegen_test, and
+#          compute-sanitizer memcheck on the generated kernels;
+#   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
+#          with its fraction of copy bandwidth, the block, cold and
+#          warm-disk compiles), alone on the GPU.
+set -u
+ROOT=$PWD
+OUT=${OUT:-$ROOT/device_out}
+mkdir -p "$OUT"
+BUILT_AT=${BUILT_AT:-/work/main}
+if [ "$ROOT" != "$BUILT_AT" ] && [ ! -e "$BUILT_AT" ]; then
+  mkdir -p "$(dirname "$BUILT_AT")" && ln -s "$ROOT" "$BUILT_AT"
+fi
+if [ -e build/release/lib/libswitchyard.so.0.1.0 ]; then
+  (cd build/release/lib && ln -sf libswitchyard.so.0.1.0 libswitchyard.so.0)
+fi
+find_lib() {  # the directory of the first file named $1 under the toolkit or a wheel
+  local wheels
+  wheels=$(python3 -c 'import nvidia, os; print(list(nvidia.__path__)[0])' 2>/dev/null)
+  dirname "$(find /usr/local/cuda* /usr/lib /opt $wheels -name "$1" 2>/dev/null | head -1)" 2>/dev/null
+}
+CUBLAS=$(find_lib 'libcublasLt.so.13*')
+NVRTC=$(find_lib 'libnvrtc.so.13*')
+LIBS="$ROOT/syslibs:$ROOT/build/release/lib:$CUBLAS${NVRTC:+:$NVRTC}"
+BIN=build/release/bin
+SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+# The plugin dlopens libnvrtc.so.13; name it outright so that a wheel's
+# copy is found too.
+NVRTC_FILE=$(ls "${NVRTC:-/nonexistent}"/libnvrtc.so.13* 2>/dev/null | head -1)
+run() { env LD_LIBRARY_PATH="$LIBS" ${NVRTC_FILE:+SWITCHYARD_NVRTC_LIBRARY=$NVRTC_FILE} "$@"; }
+export SWITCHYARD_CACHE_DIR="$OUT/cache"  # the disk cache starts empty
+rm -rf "$SWITCHYARD_CACHE_DIR"
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
+  echo "cublasLt from: ${CUBLAS:-?}; NVRTC: ${NVRTC_FILE:-not found (fused groups will run unfused)}"
+} 2>&1 | tee "$OUT/summary.txt"
+for step in "$@"; do
+  case $step in
+    tests)
+      t0=$(date +%s)
+      run timeout 150 $BIN/fusion_test --gtest_filter='*/cuda' > "$OUT/fusion_test.log" 2>&1 &
+      run timeout 150 $BIN/cuda_fusion_test > "$OUT/cuda_fusion_test.log" 2>&1 &
+      env LD_LIBRARY_PATH="$LIBS" SWITCHYARD_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 \
+        SWITCHYARD_TEST_NVRTC_CASE=missing timeout 60 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.WithoutNvrtc*' > "$OUT/without_nvrtc.log" 2>&1 &
+      run timeout 120 $BIN/cuda_codegen_test --gtest_brief=1 > "$OUT/codegen_test.log" 2>&1 &
+      wait
+      # The generated kernels under memcheck: vector and scalar entries,
+      # warp and block row kernels (the smaller row lengths of the sweep).
+      run timeout 150 "$SANITIZER" --tool memcheck --print-limit 20 \
+        $BIN/cuda_fusion_test --gtest_brief=1 \
+        --gtest_filter='CudaFusion.ChainMatches*:CudaFusion.Unaligned*' > "$OUT/sanitizer.log" 2>&1
+      run timeout 150 "$SANITIZER" --tool racecheck --print-limit 20 \
+        $BIN/cuda_fusion_test --gtest_brief=1 \
+        --gtest_filter='CudaFusion.Unaligned*' >> "$OUT/sanitizer.log" 2>&1
+      {
+        echo "== tests took $(( $(date +%s) - t0 )) s"
+        for log in fusion_test cuda_fusion_test without_nvrtc codegen_test; do
+          echo "== $log"
+          grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|Failure|error:" "$OUT/$log.log" | head -40
+        done
+        echo "== sanitizer"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|Invalid|out of bounds|hazard" "$OUT/sanitizer.log" | head -20
+      } 2>&1 | tee -a "$OUT/summary.txt" ;;
+    bench)
+      t0=$(date +%s)
+      run timeout 240 $BIN/bench_fusion --benchmark_filter='^cuda/' --benchmark_min_time=0.1 \
+        --benchmark_counters_tabular=true --benchmark_out="$OUT/bench_fusion.json" \
+        --benchmark_out_format=json > "$OUT/bench_fusion.txt" 2>&1
+      echo "== bench took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+      cat "$OUT/bench_fusion.txt" ;;
+  esac
+done
