@@ -21,8 +21,18 @@ absl::Status CaseError(size_t index, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("tune case ", index, ": ", what));
 }
 
+absl::StatusOr<sy_dtype_t> DTypeNamed(const std::string& name);
+
 absl::StatusOr<TuneAttr> ParseAttr(const json& value) {
   TuneAttr a{};
+  if (value.is_object() && value.size() == 1 && value.contains("dtype") &&
+      value["dtype"].is_string()) {
+    absl::StatusOr<sy_dtype_t> dtype = DTypeNamed(value["dtype"].get<std::string>());
+    if (!dtype.ok()) return dtype.status();
+    a.kind = TuneAttr::Kind::kDType;
+    a.dtype = *dtype;
+    return a;
+  }
   if (value.is_null()) {
     a.kind = TuneAttr::Kind::kNone;
   } else if (value.is_boolean()) {
@@ -47,7 +57,8 @@ absl::StatusOr<TuneAttr> ParseAttr(const json& value) {
     }
   } else {
     return absl::InvalidArgumentError(
-        "an attribute is an int, float, bool, list of ints, string, null or \"default\"");
+        "an attribute is an int, float, bool, list of ints, string, {\"dtype\": …}, "
+        "null or \"default\"");
   }
   return a;
 }
@@ -81,6 +92,7 @@ core::Attr ToAttr(const TuneAttr& a) {
     case TuneAttr::Kind::kBool: return core::Attr(a.b);
     case TuneAttr::Kind::kInts: return core::Attr(absl::Span<const int64_t>(a.ints));
     case TuneAttr::Kind::kString: return core::Attr(a.text);
+    case TuneAttr::Kind::kDType: return core::Attr::DType(a.dtype);
   }
   return core::Attr();
 }

@@ -17,7 +17,8 @@
 // "device" defaults to "cpu", "layout" to "contiguous" (also "transposed":
 // the last two dims stored swapped); an input may be null (an omitted
 // optional tensor); attrs are the leading attributes in schema order (int,
-// float, bool, list of ints, string, null for None, "default").
+// float, bool, list of ints, string, {"dtype": "i32"} for a dtype, null for
+// None, "default").
 //
 // From flags: TuneCaseFromFlags("matmul", "cpu", "f32", "512x512,512x512",
 // "") — shapes separated by ',' with dims by 'x' ("" or "scalar" for rank 0),
@@ -47,12 +48,13 @@ struct TuneInput {
 };
 
 struct TuneAttr {
-  enum class Kind { kNone, kDefault, kInt, kFloat, kBool, kInts, kString } kind;
+  enum class Kind { kNone, kDefault, kInt, kFloat, kBool, kInts, kString, kDType } kind;
   int64_t i = 0;
   double f = 0;
   bool b = false;
   std::vector<int64_t> ints;
   std::string text;
+  sy_dtype_t dtype = SY_DTYPE_F32;  // kDType
 };
 
 struct TuneCase {

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev
-  libssl-dev libcli11-dev libdlpack-dev
+  libssl-dev libcli11-dev libdlpack-dev libsqlite3-dev
   libelf-dev              # switchyard-conformance reads a plugin's exports
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev             # the onednn plugin (skipped cleanly when absent)

@@ -129,8 +129,9 @@ absl::Status Create(const sy_context_options_t* options, sy_context_t* out_conte
   if (absl::Status s = ReadOptions(options, runtime_options, &manifests); !s.ok()) {
     return s;
   }
-  // Every context gets the autotuner (mode from SWITCHYARD_AUTOTUNE, default
-  // cached: the cache's verdicts, never a measurement on a call).
+  // Every context has an autotuner (docs/autotune.md): its mode comes from
+  // SWITCHYARD_AUTOTUNE (default cached: the cache's verdicts, never a
+  // measurement on a call) until sy_context_set_autotune.
   runtime_options.tuner_factory = autotune::MakeTunerFactory();
   absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(runtime_options);
   if (!runtime.ok()) return runtime.status();

@@ -1,4 +1,4 @@
-// sy_op_call, sy_op_call_out, sy_op_call_ex and the explains: C handles and
+// sy_op_call, sy_op_call_out, sy_op_call_ex, the explains and sy_op_tune: C handles and
 // attributes turned into one sy::core::Dispatcher::Execute.
 //
 // sy_op_call_out's path takes no lock and allocates nothing (switchyard.h,
@@ -12,6 +12,7 @@
 
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
+#include "api/src/autotune_json.h"
 #include "api/src/context_state.h"
 #include "api/src/handle_table.h"
 #include "api/src/lookups.h"
@@ -359,6 +360,31 @@ SY_API sy_status_code_t sy_op_explain_ex(const sy_op_call_args_t* args,
       return s;
     }
     return sy::capi::Explain(call, args->attrs, args->num_attrs, *route, out_text);
+  });
+}
+
+SY_API sy_status_code_t sy_op_tune(const sy_op_call_args_t* args, int32_t flags,
+                                   const char** out_json) {
+  return Guard("sy_op_tune", [&]() -> absl::Status {
+    if (absl::Status s = sy::capi::CheckCallArgs(args); !s.ok()) return s;
+    if (absl::Status s = sy::capi::CheckNotNull(out_json, "out_json"); !s.ok()) return s;
+    if (args->route != SY_ROUTE_DEFAULT) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "args->route is ", args->route, "; sy_op_tune tunes the default "
+          "resolution and takes SY_ROUTE_DEFAULT (0) only"));
+    }
+    PreparedCall call;
+    if (absl::Status s = sy::capi::Prepare(args->op, args->inputs, args->num_inputs,
+                                           args->attrs, args->num_attrs, call);
+        !s.ok()) {
+      return s;
+    }
+    sy::core::CallArgs call_args = sy::capi::ArgsOf(call, args->attrs, args->num_attrs);
+    absl::StatusOr<std::string> report = sy::capi::TuneCallJson(
+        *call.op->context->runtime, sy::core::OpHandle(call.op->def), call_args, flags);
+    if (!report.ok()) return report.status();
+    *out_json = sy::capi::KeepThreadText(*std::move(report));
+    return absl::OkStatus();
   });
 }
 

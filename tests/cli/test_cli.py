@@ -47,7 +47,7 @@ def test_no_arguments_prints_help_and_exits_2():
     result = switchyard()
     assert result.returncode == 2
     assert "Usage: switchyard" in result.stdout
-    for command in ["info", "ops", "demo", "run"]:
+    for command in ["info", "ops", "demo", "run", "tune"]:
         assert re.search(rf"^\s+{command}\s", result.stdout, re.M), command
 
 
@@ -57,7 +57,8 @@ def test_help_lists_the_environment():
     for variable in ["SWITCHYARD_PLUGIN_PATH", "SWITCHYARD_PLUGINS", "SWITCHYARD_PLUGIN_OPTIONS",
                      "SWITCHYARD_CPU_FALLBACK", "SWITCHYARD_LOG", "SWITCHYARD_TRACE",
                      "SWITCHYARD_CPU_ISA", "SWITCHYARD_NUM_THREADS",
-                     "SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS"]:
+                     "SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS", "SWITCHYARD_AUTOTUNE",
+                     "SWITCHYARD_CACHE_DIR"]:
         assert variable in result.stdout, variable
 
 

@@ -39,6 +39,32 @@ struct RunOptions {
 // fails, 2 for a command line that does not fit the op.
 int RunOp(const sy::Context& context, const RunOptions& options);
 
+// `switchyard tune` (docs/autotune.md): one case from `run`'s flags or a
+// case file, each tuned through the context (sy_context_tune_cases), a row
+// (and with `explain` every candidate's time) per case; --import first,
+// --export last. Exit status 0 when every case was tuned, 1 when one
+// failed (or the import or export did), 2 for a command line that does
+// not fit (an unknown op, a bad mode, an unreadable case file).
+struct TuneOptions {
+  std::string op;                   // empty with cases_file
+  std::vector<std::string> shapes;  // as RunOptions
+  std::vector<std::string> dtypes;
+  std::vector<std::string> attrs;
+  std::vector<int> transposed;      // inputs stored with the last two dims swapped
+  std::string device = "cpu";
+  std::string cases_file;
+  std::string import_file, export_file;
+  bool all_devices = false;         // export every device's verdicts
+  bool explain = false;
+  bool force = false;
+  bool json = false;
+  std::string mode;                 // "" leaves the context's (SWITCHYARD_AUTOTUNE)
+};
+int RunTune(const sy::Context& context, const TuneOptions& options);
+
+// `switchyard info --autotune`: what the autotune cache holds.
+int RunAutotuneInfo(const sy::Context& context, bool json);
+
 }  // namespace sy::cli
 
 #endif  // SWITCHYARD_TOOLS_CLI_COMMANDS_H_

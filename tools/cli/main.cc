@@ -24,6 +24,10 @@ constexpr const char kEnvironment[] = R"(Environment (read with secure_getenv; s
   SWITCHYARD_LOG              off, error, warning (default), info, debug (debug: one
                               line per op call saying how it was resolved)
   SWITCHYARD_TRACE=file.json  write a Chrome/Perfetto trace of every op call
+  SWITCHYARD_AUTOTUNE         off, cached (default: use the cache's verdicts) or on
+                              (measure the first call of each untuned shape bucket)
+  SWITCHYARD_CACHE_DIR        the autotune cache's folder (else $XDG_CACHE_HOME/
+                              switchyard, else ~/.cache/switchyard)
   SWITCHYARD_CPU_ISA          generic, avx2 or avx512: caps the cpu plugin's kernels
   SWITCHYARD_NUM_THREADS      threads the cpu plugin splits large ops over
   SWITCHYARD_ALLOW_INSECURE_PLUGIN_DIRS=1
@@ -80,6 +84,39 @@ int Main(int argc, char** argv) {
   run->add_option("--low", run_options.low, "Floating inputs' lower bound (default -1)");
   run->add_option("--high", run_options.high, "Floating inputs' upper bound (default 1)");
   run->add_option("--seed", run_options.seed, "Random seed (default 1)");
+  sy::cli::TuneOptions tune_options;
+  CLI::App* tune = app.add_subcommand(
+      "tune", "Autotune op calls: measure every candidate kernel, keep the winner in the "
+              "cache (docs/autotune.md)");
+  tune->add_option("op", tune_options.op, "Op name, as for `run` (or --cases FILE)");
+  tune->add_option("--shape,-s", tune_options.shapes,
+                   "Shape of each tensor argument, as for `run`")
+      ->take_all();
+  tune->add_option("--dtype,-t", tune_options.dtypes,
+                   "Dtype of every input, or one per input (default f32)")
+      ->take_all();
+  tune->add_option("--attr,-a", tune_options.attrs, "An attribute as name=value");
+  tune->add_option("--device,-d", tune_options.device, "Device spec (default cpu)");
+  tune->add_option("--transposed", tune_options.transposed,
+                   "Input index stored transposed (its last two dims swapped)");
+  tune->add_option("--cases", tune_options.cases_file,
+                   "A JSON case file: {\"cases\": [{\"op\", \"device\", \"inputs\", "
+                   "\"attrs\"}]}");
+  tune->add_flag("--explain", tune_options.explain,
+                 "Print each candidate's time and outcome, and the winner");
+  tune->add_flag("--force", tune_options.force,
+                 "Measure even where the cache has a verdict (the cache keeps its first)");
+  tune->add_option("--import", tune_options.import_file,
+                   "Import verdicts from an export file first");
+  tune->add_option("--export", tune_options.export_file,
+                   "Write this machine's verdicts to FILE at the end");
+  tune->add_flag("--all-devices", tune_options.all_devices,
+                 "With --export: every device's verdicts in the cache");
+  tune->add_option("--mode", tune_options.mode,
+                   "Autotune mode for this run: off, cached or on");
+  tune->add_flag("--json", tune_options.json, "Print the rows as JSON");
+  bool autotune_info = false;
+  info->add_flag("--autotune", autotune_info, "What the autotune cache holds");
   // No subcommand: the help, and the exit status of a usage error.
   if (argc < 2) {
     std::printf("%s", app.help().c_str());
@@ -100,7 +137,9 @@ int Main(int argc, char** argv) {
                  sy::cli::Message(context.status()).c_str());
     return 1;
   }
+  if (*info && autotune_info) return sy::cli::RunAutotuneInfo(*context, json);
   if (*info) return sy::cli::RunInfo(*context, json);
+  if (*tune) return sy::cli::RunTune(*context, tune_options);
   if (*ops) return sy::cli::RunOps(*context, json);
   if (*demo) return sy::cli::RunDemo(*context);
   if (*run) return sy::cli::RunOp(*context, run_options);

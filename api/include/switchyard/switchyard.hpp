@@ -669,6 +669,26 @@ class Op {
                    std::span<const Attr>(attrs.begin(), attrs.size()), route);
   }
 
+  // ---- Autotuning (docs/autotune.md) ----
+  // Tunes this call's shape bucket now (sy_op_tune): the cache's verdict,
+  // or every candidate checked and timed and the winner stored. The report
+  // is JSON (switchyard.h). `force`: measure even where the cache has one.
+  Result<std::string> tune(std::span<const Tensor> inputs, std::span<const Attr> attrs = {},
+                           bool force = false) const {
+    sy_op_call_args_t args = Args(inputs, attrs, {});
+    const char* json = nullptr;
+    if (sy_status_code_t code = sy_op_tune(&args, force ? SY_TUNE_FORCE : 0, &json);
+        code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return std::string(json);
+  }
+  Result<std::string> tune(std::initializer_list<Tensor> inputs,
+                           std::initializer_list<Attr> attrs = {}, bool force = false) const {
+    return tune(std::span<const Tensor>(inputs.begin(), inputs.size()),
+                std::span<const Attr>(attrs.begin(), attrs.size()), force);
+  }
+
   // ---- Pins (per context) ----
   Status pin(const std::string& device_type, const std::string& kernel) const {
     return Status::FromCode(sy_op_pin_kernel(handle_, device_type.c_str(), kernel.c_str()));
@@ -911,6 +931,68 @@ class Context {
     return std::string(json);
   }
   Status synchronize() const { return Status::FromCode(sy_context_synchronize(handle_)); }
+
+  // ---- Autotuning (docs/autotune.md) ----
+  // "off", "cached" or "on".
+  Status set_autotune(const std::string& mode) const {
+    return Status::FromCode(sy_context_set_autotune(handle_, mode.c_str()));
+  }
+  Result<std::string> autotune() const {
+    const char* mode = nullptr;
+    if (sy_status_code_t code = sy_context_autotune(handle_, &mode); code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return std::string(mode);
+  }
+  // Called after each case: (done, total, the case's row as JSON).
+  using TuneProgress = std::function<void(int32_t, int32_t, const std::string&)>;
+  // Runs a case file's cases ({"cases": […]}, docs/autotune.md); the rows
+  // as JSON (sy_context_tune_cases).
+  Result<std::string> tune_cases(const std::string& cases_json, bool force = false,
+                                 const TuneProgress& progress = {}) const {
+    const char* json = nullptr;
+    const TuneProgress* user = progress ? &progress : nullptr;
+    sy_tune_progress_fn forward = [](void* user_data, int32_t done, int32_t total,
+                                     const char* row) {
+      (*static_cast<const TuneProgress*>(user_data))(done, total, row);
+    };
+    if (sy_status_code_t code = sy_context_tune_cases(
+            handle_, cases_json.c_str(), force ? SY_TUNE_FORCE : 0,
+            user != nullptr ? forward : nullptr, const_cast<TuneProgress*>(user), &json);
+        code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return std::string(json);
+  }
+  // Writes this machine's verdicts (every device's with `all_devices`) to
+  // `path`; how many.
+  Result<int64_t> autotune_export(const std::string& path, bool all_devices = false) const {
+    int64_t count = 0;
+    if (sy_status_code_t code =
+            sy_context_autotune_export(handle_, path.c_str(), all_devices ? 1 : 0, &count);
+        code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return count;
+  }
+  // Imports an export; the record as JSON.
+  Result<std::string> autotune_import(const std::string& path) const {
+    const char* json = nullptr;
+    if (sy_status_code_t code = sy_context_autotune_import(handle_, path.c_str(), &json);
+        code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return std::string(json);
+  }
+  // What the cache holds, as JSON (`switchyard info --autotune`).
+  Result<std::string> autotune_info_json() const {
+    const char* json = nullptr;
+    if (sy_status_code_t code = sy_context_autotune_info_json(handle_, &json);
+        code != SY_STATUS_OK) {
+      return Status::FromCode(code);
+    }
+    return std::string(json);
+  }
 
   // ---- Devices and ops ----
   Result<std::vector<Device>> devices() const {
