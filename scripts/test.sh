@@ -41,7 +41,7 @@ for pass in "${passes[@]}"; do
       cmake --preset tsan >/dev/null
       cmake --build --preset tsan -j "$jobs" --target \
         dispatcher_test stress_test cpu_plugin_test c_api_test cpu \
-        switchyard_test_plugins hostile_plugins_test switchyard
+        switchyard_test_plugins hostile_plugins_test switchyard switchyard_python
       echo "=== tsan: test"
       ctest --preset tsan -j "$jobs" --timeout 900 -L threads
       ;;

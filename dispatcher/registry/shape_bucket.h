@@ -86,12 +86,15 @@ inline uint8_t BucketDim(int64_t d) {
 // `swap_last` checks the layout with the last two dimensions swapped.
 inline bool IsDenseRowMajor(int ndim, const int64_t* shape,
                             const int64_t* strides, bool swap_last) {
-  int64_t expected = 1;
+  // Unsigned: no real tensor overflows (its element count fits int64), but
+  // a bucket is computed from whatever metas it is given, and wrapping is
+  // defined (and the same in BucketSignatureOf).
+  uint64_t expected = 1;
   for (int d = ndim - 1; d >= 0; --d) {
     int k = d;
     if (swap_last && d >= ndim - 2) k = d == ndim - 1 ? ndim - 2 : ndim - 1;
-    if (shape[k] != 1 && strides[k] != expected) return false;
-    expected *= shape[k];
+    if (shape[k] != 1 && static_cast<uint64_t>(strides[k]) != expected) return false;
+    expected *= static_cast<uint64_t>(shape[k]);
   }
   return true;
 }
@@ -175,11 +178,11 @@ inline uint64_t BucketSignatureOf(const sy_tensor_meta_t* metas, const TensorPtr
     const int64_t* shape = metas[t].shape;
     const int64_t* strides = tensors[t]->strides().data();
     uint64_t word = static_cast<uint64_t>(ndim) << 2;
-    int64_t expected = 1;
+    uint64_t expected = 1;  // unsigned, as IsDenseRowMajor
     bool dense = true;
     for (int d = ndim - 1; d >= 0; --d) {
-      dense &= (shape[d] == 1) | (strides[d] == expected);
-      expected *= shape[d];
+      dense &= (shape[d] == 1) | (static_cast<uint64_t>(strides[d]) == expected);
+      expected *= static_cast<uint64_t>(shape[d]);
       word |= bucket_internal::Dim(shape[d]) << (6 + 7 * d);
     }
     if (!dense) {  // transposed or strided: the rare case

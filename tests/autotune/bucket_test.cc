@@ -34,7 +34,10 @@ FakeTensor Random(std::mt19937& rng) {
   int64_t step = 1;
   for (int d = rank - 1; d >= 0; --d) {
     t.steps[d] = step;
-    step *= std::max<int64_t>(t.dims[d], 1);
+    // Wraps (in unsigned arithmetic, never UB) for huge shapes: the steps
+    // only need to be the same numbers on both sides of the comparison.
+    step = static_cast<int64_t>(static_cast<uint64_t>(step) *
+                                static_cast<uint64_t>(std::max<int64_t>(t.dims[d], 1)));
   }
   const int layout = std::uniform_int_distribution<int>(0, 2)(rng);
   if (layout == 1 && rank >= 2) std::swap(t.steps[rank - 1], t.steps[rank - 2]);

@@ -88,6 +88,10 @@ LoadRecord Record(const std::string& manifest, const std::string& name) {
       std::vector<LoadRecord> records = runtime->LoadRecords();
       if (const LoadRecord* r = FindRecord(records, name)) found = *r;
     }
+    // Gone before the answer: once it is set, the test (and the process)
+    // may end, and a runtime torn down then would race the plugins'
+    // static destructors.
+    runtime.reset();
     done.set_value(found);
   }).detach();
   if (result.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
