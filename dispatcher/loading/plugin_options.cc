@@ -150,7 +150,11 @@ absl::StatusOr<std::vector<PluginOptionValue>> ResolveOptions(
   auto apply = [&](const std::map<std::string, std::string>* given,
                    const char* source) -> absl::Status {
     if (given == nullptr) return absl::OkStatus();
-    for (const auto& [key, text] : *given) {
+    for (const auto& entry : *given) {
+      // Named, not a structured binding: clang 14 (the fuzz build) cannot
+      // capture those in the lambda below.
+      const std::string& key = entry.first;
+      const std::string& text = entry.second;
       auto it = std::find_if(values.begin(), values.end(),
                              [&](const PluginOptionValue& v) { return v.decl.name == key; });
       if (it == values.end()) {
