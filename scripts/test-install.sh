@@ -2,7 +2,8 @@
 # The installed Switchyard, used as its users use it (run by scripts/test.sh
 # after the release build's tests):
 #   1. `cmake --install` into a fresh prefix;
-#   2. the backend tutorial (docs/writing-a-backend.md): every ```sh block,
+#   2. the README's C++ example, built against the install;
+#      the backend tutorial (docs/writing-a-backend.md): every ```sh block,
 #      in order, against that prefix — the out-of-tree template plugin built
 #      from the installed SDK alone, loaded, and run through conformance;
 #   3. the Python package from the prefix, and the wheel
@@ -27,6 +28,24 @@ export SWITCHYARD_PREFIX=$work/prefix
 # and, under pipefail, fail the script with SIGPIPE.
 "$SWITCHYARD_PREFIX/bin/switchyard" info >"$work/prefix-info.txt"
 grep -q "plugin 'cpu' .*: loaded" "$work/prefix-info.txt"
+
+echo "=== install: the README's C++ example against the install"
+# The ```cpp block of README.md, compiled against the installed headers and
+# library only (find_package(Switchyard), as an application does), then run.
+mkdir -p "$work/readme"
+awk '/^```cpp$/ {on=1; next} /^```$/ {on=0} on' README.md >"$work/readme/main.cc"
+cat >"$work/readme/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(readme_example CXX)
+find_package(Switchyard CONFIG REQUIRED)
+add_executable(readme_example main.cc)
+target_compile_features(readme_example PRIVATE cxx_std_20)
+target_link_libraries(readme_example PRIVATE Switchyard::api)
+CMAKE
+cmake -S "$work/readme" -B "$work/readme/build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$SWITCHYARD_PREFIX" >"$work/readme.log"
+cmake --build "$work/readme/build" >>"$work/readme.log"
+"$work/readme/build/readme_example"
 
 echo "=== install: the tutorial's steps (docs/writing-a-backend.md)"
 # Each ```sh block becomes part of one script, run with -e from an empty
