@@ -42,15 +42,19 @@ class Strings {
 
 PyObject* ContextCreate(PyObject*, PyObject* args) {
   // (plugin_paths, plugin_manifests, allow, deny, use_environment,
-  //  use_default_path, cpu_fallback) -> handle
-  PyObject *paths, *manifests, *allow, *deny;
+  //  use_default_path, cpu_fallback, plugin_options) -> handle
+  PyObject *paths, *manifests, *allow, *deny, *plugin_options;
   int use_environment, use_default_path, cpu_fallback;
-  if (!PyArg_ParseTuple(args, "OOOOppi:context_create", &paths, &manifests, &allow, &deny,
-                        &use_environment, &use_default_path, &cpu_fallback)) {
+  if (!PyArg_ParseTuple(args, "OOOOppiO:context_create", &paths, &manifests, &allow, &deny,
+                        &use_environment, &use_default_path, &cpu_fallback,
+                        &plugin_options)) {
     return nullptr;
   }
-  Strings p, m, a, d;
-  if (!p.Read(paths) || !m.Read(manifests) || !a.Read(allow) || !d.Read(deny)) return nullptr;
+  Strings p, m, a, d, o;
+  if (!p.Read(paths) || !m.Read(manifests) || !a.Read(allow) || !d.Read(deny) ||
+      !o.Read(plugin_options)) {
+    return nullptr;
+  }
   sy_context_options_t options;
   sy_context_options_init(&options);
   options.plugin_paths = p.data();
@@ -64,6 +68,8 @@ PyObject* ContextCreate(PyObject*, PyObject* args) {
   options.use_environment = use_environment;
   options.use_default_path = use_default_path;
   options.cpu_fallback = cpu_fallback;
+  options.plugin_options = o.data();
+  options.num_plugin_options = o.size();
   sy_context_t context;
   sy_status_code_t status;
   Py_BEGIN_ALLOW_THREADS  // loads plugins
@@ -291,6 +297,18 @@ PyObject* ApiVersion(PyObject*, PyObject*) {
 
 PyObject* LastErrorMessage(PyObject*, PyObject*) { return Text(sy_last_error_message()); }
 
+// The process-wide log level, by name (sy_log_set_level: an unknown name
+// is an error that lists the levels).
+PyObject* LogSetLevel(PyObject*, PyObject* arg) {
+  const char* level = PyUnicode_AsUTF8(arg);
+  if (level == nullptr) return nullptr;
+  const sy_status_code_t status = sy_log_set_level(level);
+  if (status != SY_STATUS_OK) return RaiseLastError(status);
+  Py_RETURN_NONE;
+}
+
+PyObject* LogLevel(PyObject*, PyObject*) { return Text(sy_log_level()); }
+
 PyObject* StatusCodeName(PyObject*, PyObject* arg) {
   const long code = PyLong_AsLong(arg);
   if (code == -1 && PyErr_Occurred()) return nullptr;
@@ -335,6 +353,8 @@ PyMethodDef g_context_functions[] = {
     {"library_version", LibraryVersion, METH_NOARGS, nullptr},
     {"api_version", ApiVersion, METH_NOARGS, nullptr},
     {"last_error_message", LastErrorMessage, METH_NOARGS, nullptr},
+    {"log_set_level", LogSetLevel, METH_O, nullptr},
+    {"log_level", LogLevel, METH_NOARGS, nullptr},
     {"status_code_name", StatusCodeName, METH_O, nullptr},
     {"dtype_from_name", DTypeFromName, METH_O, nullptr},
     {"dtype_size", DTypeSize, METH_O, nullptr},

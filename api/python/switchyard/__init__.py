@@ -39,6 +39,18 @@ api_version = _library.api_version
 library_path = _library.path
 
 
+def set_log_level(level):
+    """Sets the process-wide log level by name: "off", "error", "warning"
+    (the default), "info" or "debug" (one line per op call saying how it was
+    resolved). An unknown name raises InvalidArgumentError listing them."""
+    _C.log_set_level(str(level))
+
+
+def log_level():
+    """The current log level's name."""
+    return _C.log_level()
+
+
 def device(spec="cpu"):
     """A device of the default context: "cpu", "cpu:0", "cuda:1"."""
     return default_context().device(spec)
@@ -108,6 +120,7 @@ __all__ = [
     "ResourceExhaustedError", "Tensor", "UnavailableError", "UnimplementedError",
     "UnknownError", "api_version", "bfloat16", "bool_", "default_context", "device",
     "devices", "empty", "float16", "float32", "float64", "from_dlpack", "int32", "int64",
-    "int8", "library_path", "load_plugin", "load_report", "ops", "profile", "synchronize",
+    "int8", "library_path", "load_plugin", "load_report", "log_level", "ops", "profile",
+    "set_log_level", "synchronize",
     "tensor", "uint8", "zeros",
 ]

@@ -82,17 +82,22 @@ class Context(_C.ContextBase):
     """An independent runtime: its plugins, devices, ops and tensors.
 
     Context(plugin_paths=..., plugin_manifests=..., allow=..., deny=...,
-            use_environment=True, use_default_path=True, cpu_fallback=None)
+            use_environment=True, use_default_path=True, cpu_fallback=None,
+            plugin_options=())
     follows sy_context_options_t. Closing (or garbage-collecting) the context
     makes its tensors unusable; tensors exported through DLPack stay valid."""
 
     def __init__(self, plugin_paths=(), plugin_manifests=(), allow=(), deny=(),
-                 use_environment=True, use_default_path=True, cpu_fallback=None):
+                 use_environment=True, use_default_path=True, cpu_fallback=None,
+                 plugin_options=()):
         self._handle = None
+        if isinstance(plugin_options, dict):  # {"cpu.num_threads": 2}
+            plugin_options = [f"{k}={v}" for k, v in plugin_options.items()]
         self._handle = _C.context_create(
             list(plugin_paths), list(plugin_manifests), list(allow), list(deny),
             bool(use_environment), bool(use_default_path),
-            -1 if cpu_fallback is None else int(bool(cpu_fallback)))
+            -1 if cpu_fallback is None else int(bool(cpu_fallback)),
+            list(plugin_options))
         self._devices = {}
         self._lock = threading.Lock()
         self._ops_generation = 0  # bumped by every load and unload

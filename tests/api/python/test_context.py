@@ -94,3 +94,30 @@ def test_context_manager_and_default_context():
     assert sy.default_context() is sy.default_context()
     assert sy.device().label == "cpu:0"
     np.testing.assert_array_equal(sy.tensor([3.0]).numpy(), [3.0])
+
+
+def test_plugin_options_reach_the_plugin():
+    cpu = [r for r in sy.Context(use_environment=False).load_report() if r.name == "cpu"][0]
+    # Accepted as "plugin.option=value" texts or a dict; the cpu plugin
+    # runs with them.
+    for options in (["cpu.num_threads=1"], {"cpu.num_threads": 2}):
+        with sy.Context(plugin_manifests=[cpu.manifest_path], use_environment=False,
+                        use_default_path=False, plugin_options=options) as ctx:
+            x = sy.tensor(np.arange(6, dtype=np.float32), device=ctx.device("cpu"))
+            np.testing.assert_array_equal((x + x).numpy(), 2 * np.arange(6))
+    # An option the plugin does not declare fails the load, naming it.
+    with pytest.raises(sy.FailedPreconditionError, match="no_such_option"):
+        sy.Context(plugin_manifests=[cpu.manifest_path], use_environment=False,
+                   use_default_path=False, plugin_options=["cpu.no_such_option=1"])
+
+
+def test_log_level_by_name():
+    before = sy.log_level()
+    try:
+        sy.set_log_level("debug")
+        assert sy.log_level() == "debug"
+        with pytest.raises(sy.InvalidArgumentError, match="warning"):
+            sy.set_log_level("loud")  # the message lists the levels
+        assert sy.log_level() == "debug"  # unchanged by the refusal
+    finally:
+        sy.set_log_level(before)
