@@ -38,7 +38,7 @@
 #include "autotune/tune_cases.h"
 #include "autotune/tuner.h"
 #include "dispatcher/dispatch/bind.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 #include "dispatcher/runtime/runtime.h"
 
 namespace {
