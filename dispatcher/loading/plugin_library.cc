@@ -123,6 +123,7 @@ absl::StatusOr<PluginTable> CheckTable(const sy_plugin_api_t* api) {
   table.version = api->version != nullptr ? api->version : "";
   table.load = api->load;
   if (SY_STRUCT_HAS(api, sy_plugin_api_t, unload)) table.unload = api->unload;
+  if (api->abi_minor >= 1) table.extension = api->extension;
   if (api->abi_minor >= 1 && SY_STRUCT_HAS(api, sy_plugin_api_t, flags)) {
     if ((api->flags & ~SY_PLUGIN_FLAG_RESIDENT) != 0) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -696,6 +696,19 @@ class Generator {
     }
   }
 
+  // A load of an input the row's first stage kept in registers: the cache
+  // holds values already converted from storage (what that stage's load
+  // produced), so they are read as they are — converting them again read a
+  // float as f16/bf16 bits (every softmax value came out 1/n).
+  bool ReadFromCache(Writer& w, int i, const std::vector<std::string>& cached,
+                     const std::string& element) {
+    const sy_fused_instr_t& in = k_.instrs[i];
+    if (in.op != SY_FUSED_LOAD || in.row_level != 0 || cached[in.index].empty()) return false;
+    w.Line(std::string("const ") + ValueType(in.dtype) + " " + Name(i) + " = " +
+           cached[in.index] + element + ";");
+    return true;
+  }
+
   void ScalarBodyWithReduce(Writer& w, const std::vector<int>& steps,
                             const std::vector<std::string>& cached,
                             const std::vector<bool>& fill) {
@@ -705,10 +718,10 @@ class Generator {
         Accumulate(w, i);
         continue;
       }
+      if (ReadFromCache(w, i, cached, "[0]")) continue;
       Instr(
           w, i,
           [&](int k) {
-            if (!cached[k].empty()) return cached[k] + "[0]";
             return "__ldg(" + operands_[k].ptr + " + o" + operands_[k].ptr + ")";
           },
           [&](int k, const std::string& val) {
@@ -758,10 +771,10 @@ class Generator {
         Accumulate(w, i);
         continue;
       }
+      if (ReadFromCache(w, i, cached, "[e]")) continue;
       Instr(
           w, i,
           [&](int k) {
-            if (!cached[k].empty()) return cached[k] + "[e]";
             const OperandPlan& p = operands_[k];
             return "x" + std::to_string(k) + (p.unit_inner && !p.all_zero ? ".v[e]" : "");
           },
