@@ -19,6 +19,7 @@ import numpy as _np
 from . import _library
 from ._library import _C
 from . import _errors
+from ._autotune import Verdict
 from ._context import AllocatorStats, Context, Device, LoadRecord, default_context
 from ._dtypes import (DType, bfloat16, bool_, float16, float32, float64, int8, int32,
                       int64, uint8)
@@ -118,9 +119,9 @@ __all__ = [
     "FailedPreconditionError", "InternalError", "InvalidArgumentError", "LoadRecord",
     "NotFoundError", "OutOfRangeError", "PermissionDeniedError", "Profile", "ProfileRow",
     "ResourceExhaustedError", "Tensor", "UnavailableError", "UnimplementedError",
-    "UnknownError", "api_version", "bfloat16", "bool_", "default_context", "device",
-    "devices", "empty", "float16", "float32", "float64", "from_dlpack", "int32", "int64",
-    "int8", "library_path", "load_plugin", "load_report", "log_level", "ops", "profile",
-    "set_log_level", "synchronize",
+    "UnknownError", "Verdict", "api_version", "bfloat16", "bool_", "default_context",
+    "device", "devices", "empty", "float16", "float32", "float64", "from_dlpack", "int32",
+    "int64", "int8", "library_path", "load_plugin", "load_report", "log_level", "ops",
+    "profile", "set_log_level", "synchronize",
     "tensor", "uint8", "zeros",
 ]

@@ -1,6 +1,7 @@
 # Types of the switchyard package. The ops (sy.ops.<name>) are typed in
 # _generated_ops.pyi, which the build generates from the op schemas.
-from typing import Any, Iterator, Mapping, Sequence, overload
+import os
+from typing import Any, Callable, Iterator, Literal, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -92,6 +93,25 @@ class Device:
     def allocator_stats(self) -> AllocatorStats: ...
     def empty_cache(self) -> None: ...
 
+class Verdict:
+    op: str
+    dtypes: str
+    bucket: str
+    device: str
+    kernel: str
+    variant: int
+    variant_name: str
+    time_ns: float
+    source: str
+    created: int
+
+AutotuneMode = Literal["off", "cached", "on"]
+# sy_op_tune's report and sy_context_tune_cases' rows (docs/autotune.md):
+# JSON documents whose fields may grow, as dicts.
+TuneReport = dict[str, Any]
+TuneRow = dict[str, Any]
+PathLike = str | os.PathLike[str]
+
 class Context:
     ops: Ops
     def __init__(self, plugin_paths: Sequence[str] = ..., plugin_manifests: Sequence[str] = ...,
@@ -111,6 +131,18 @@ class Context:
     def device(self, spec: Device | str = ...) -> Device: ...
     def devices(self) -> list[Device]: ...
     def synchronize(self) -> None: ...
+    @property
+    def autotune(self) -> AutotuneMode: ...
+    @autotune.setter
+    def autotune(self, mode: str) -> None: ...
+    def tune_cases(self, cases: PathLike | Mapping[str, Any] | Sequence[Mapping[str, Any]], *,
+                   force: bool = ...,
+                   progress: Callable[[int, int, TuneRow], object] | None = ...
+                   ) -> list[TuneRow]: ...
+    def autotune_export(self, path: PathLike, *, all_devices: bool = ...) -> int: ...
+    def autotune_import(self, path: PathLike) -> dict[str, Any]: ...
+    def autotune_info(self) -> dict[str, Any]: ...
+    def autotune_verdicts(self, op: str | None = ...) -> list[Verdict]: ...
 
 Scalar = int | float | bool
 Operand = Tensor | int | float | bool
