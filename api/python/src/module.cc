@@ -9,6 +9,7 @@
 #include "dlpack_capsules.h"
 #include "globals.h"
 #include "host_data.h"
+#include "log_functions.h"
 #include "op_objects.h"
 #include "tensor_object.h"
 
@@ -134,7 +135,8 @@ PyMODINIT_FUNC PyInit__C() {
   g.str_out = PyUnicode_InternFromString("out");
   if (g.str_out == nullptr || !AddFunctions(module.get(), g_module_functions) ||
       !AddFunctions(module.get(), g_context_functions) ||
-      !AddFunctions(module.get(), g_autotune_functions) || !AddTensorType(module.get()) ||
+      !AddFunctions(module.get(), g_autotune_functions) ||
+      !AddFunctions(module.get(), g_log_functions) || !AddTensorType(module.get()) ||
       !AddContextType(module.get()) || !AddOpTypes(module.get())) {
     return nullptr;
   }
