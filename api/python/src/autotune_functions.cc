@@ -1,6 +1,7 @@
 #include "autotune_functions.h"
 
 #include "errors.h"
+#include "handle_calls.h"
 #include "switchyard/switchyard.h"
 
 namespace sy::python {
@@ -23,6 +24,10 @@ PyObject* ParseJson(const char* text) {
 
 bool ContextOf(PyObject* object, sy_context_t* out) { return HandleFromPy(object, out); }
 
+// context_set_autotune(handle, mode: str): switching to cached or on reads
+// the cache (HandleTextCall releases the GIL).
+constexpr char kSetAutotuneFormat[] = "Os:context_set_autotune";
+
 // context_autotune(handle) -> "off" | "cached" | "on"
 PyObject* ContextAutotune(PyObject*, PyObject* arg) {
   sy_context_t context;
@@ -32,21 +37,6 @@ PyObject* ContextAutotune(PyObject*, PyObject* arg) {
     return RaiseLastError(s);
   }
   return Text(mode);
-}
-
-// context_set_autotune(handle, mode: str)
-PyObject* ContextSetAutotune(PyObject*, PyObject* args) {
-  PyObject* handle;
-  const char* mode;
-  if (!PyArg_ParseTuple(args, "Os:context_set_autotune", &handle, &mode)) return nullptr;
-  sy_context_t context;
-  if (!ContextOf(handle, &context)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS  // switching to cached/on reads the cache
-  status = sy_context_set_autotune(context, mode);
-  Py_END_ALLOW_THREADS
-  if (status != SY_STATUS_OK) return RaiseLastError(status);
-  Py_RETURN_NONE;
 }
 
 // What the progress callback of sy_context_tune_cases needs: the Python
@@ -212,7 +202,9 @@ PyObject* TuneBoundCall(const OpPlan& plan, const BoundCall& call, int32_t flags
 
 PyMethodDef g_autotune_functions[] = {
     {"context_autotune", ContextAutotune, METH_O, nullptr},
-    {"context_set_autotune", ContextSetAutotune, METH_VARARGS, nullptr},
+    {"context_set_autotune",
+     HandleTextCall<sy_context_t, sy_context_set_autotune, kSetAutotuneFormat>, METH_VARARGS,
+     nullptr},
     {"context_tune_cases", ContextTuneCases, METH_VARARGS, nullptr},
     {"context_autotune_export", ContextAutotuneExport, METH_VARARGS, nullptr},
     {"context_autotune_import", ContextAutotuneImport, METH_VARARGS, nullptr},
