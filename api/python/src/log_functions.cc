@@ -1,5 +1,6 @@
 #include "log_functions.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -29,11 +30,12 @@ struct LogQueue {
   uint64_t handed = 0;     // lines the last log_wait handed out
 };
 
-// Never destroyed (Note [The log bridge]).
-LogQueue& Queue() {
-  static LogQueue* queue = new LogQueue;
-  return *queue;
-}
+// Never destroyed (Note [The log bridge]). Replaced, not reset, in a forked
+// child (log_forked): its mutex may have been held by a thread the child
+// does not have.
+std::atomic<LogQueue*> g_queue{new LogQueue};
+
+LogQueue& Queue() { return *g_queue.load(std::memory_order_acquire); }
 
 // sy_log_fn: copies the line; never touches Python.
 void Enqueue(void*, int32_t level, const char* message) {
@@ -134,6 +136,14 @@ PyObject* LogFlush(PyObject*, PyObject* arg) {
   return PyBool_FromLong(done);
 }
 
+// log_forked(): in a child made by fork(), a fresh queue (the parent's may
+// be mid-update) and lines to stderr until the package attaches again.
+PyObject* LogForked(PyObject*, PyObject*) {
+  g_queue.store(new LogQueue, std::memory_order_release);  // the old one leaks
+  sy_log_set_callback(nullptr, nullptr);
+  Py_RETURN_NONE;
+}
+
 }  // namespace
 
 PyMethodDef g_log_functions[] = {
@@ -142,6 +152,7 @@ PyMethodDef g_log_functions[] = {
     {"log_wait", LogWait, METH_NOARGS, nullptr},
     {"log_done", LogDone, METH_NOARGS, nullptr},
     {"log_flush", LogFlush, METH_O, nullptr},
+    {"log_forked", LogForked, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace sy::python

@@ -12,7 +12,8 @@
 // held, so the handler may do anything, Switchyard calls included. The
 // queue is never destroyed: a line logged by a native thread while the
 // interpreter shuts down still has somewhere to go (and the package
-// detaches the callback at exit, before the interpreter is finalized).
+// detaches the callback at exit, before the interpreter is finalized). A
+// child made by fork() gets a fresh queue and a new thread (log_forked).
 #ifndef SWITCHYARD_API_PYTHON_SRC_LOG_FUNCTIONS_H_
 #define SWITCHYARD_API_PYTHON_SRC_LOG_FUNCTIONS_H_
 
@@ -21,6 +22,7 @@
 namespace sy::python {
 
 // log_attach(), log_detach(), log_wait(), log_done(), log_flush(timeout),
+// log_forked(),
 // ended by a null entry.
 extern PyMethodDef g_log_functions[];
 

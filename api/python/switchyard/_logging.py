@@ -12,11 +12,13 @@ started here ("switchyard-log") hands them to the handler with the GIL held
 and no library lock held (Note [The log bridge], src/log_functions.h).
 `sy.flush_log()` waits until the lines logged so far have been handled. At
 interpreter exit the callback is detached (lines go to stderr again) and the
-thread ends.
+thread ends. A child made by fork() starts its own thread, with the same
+handler.
 """
 
 import atexit
 import logging
+import os
 import sys
 import threading
 import traceback
@@ -101,6 +103,21 @@ def flush_log(timeout=5.0):
     if _thread is None or _thread is threading.current_thread():
         return _thread is None
     return _C.log_flush(float(timeout))
+
+
+def _after_fork_in_child():
+    # The parent's thread does not exist here, and its queue's lock may have
+    # been held by one of its threads: start over, with the same handler.
+    global _lock, _handler, _thread
+    handler = _handler
+    _lock, _handler, _thread = threading.Lock(), None, None
+    _C.log_forked()
+    if handler is not None:
+        set_log_handler(handler)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register

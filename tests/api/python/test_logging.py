@@ -1,7 +1,8 @@
 """Switchyard's log lines in Python (sy.set_log_handler; docs/python.md#logging):
 to a callable and to a logging.Logger, from other threads, in order; bad
-handlers refused; a handler that raises does not stop the lines; a process
-that exits with a handler installed exits cleanly."""
+handlers refused; a handler that raises does not stop the lines; a forked
+child gets its own bridge; a process that exits with a handler installed
+exits cleanly."""
 
 import logging
 import os
@@ -83,6 +84,36 @@ def test_a_handler_that_raises_does_not_stop_the_lines(restore_logging, capfd):
         assert sy.flush_log()
     assert len(seen) >= 2
     assert "the log handler raised" in capfd.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_a_forked_child_gets_its_lines_on_a_thread_of_its_own(restore_logging):
+    lines = []
+    sy.set_log_handler(lambda level, message: lines.append(message))
+    sy.set_log_level("info")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report how many lines reached the handler
+        status = 1
+        try:
+            lines.clear()
+            with sy.Context(use_environment=False, allow=["cpu"]):
+                pass
+            ok = sy.flush_log() and any("cpu" in m for m in lines)
+            os.write(write_end, b"ok" if ok else repr(lines).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        answer = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert answer == b"ok"
+    # The parent's bridge is untouched.
+    with sy.Context(use_environment=False, allow=["cpu"]):
+        pass
+    assert sy.flush_log() and any("cpu" in m for m in lines)
 
 
 def test_bad_handlers_are_refused(restore_logging):
