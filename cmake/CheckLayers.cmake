@@ -158,11 +158,8 @@ set(top_level_folders sdk dispatcher plugins api tools tests autotune fusion)
 # Known breaks of the table, each with its reason, reported as a warning
 # instead of failing the build until the core is reworked: "file|include".
 set(known_exceptions
-  # The cuda autotune benchmark and the fusion benchmarks still drive the
-  # autotuner and the fusion pass through the core (issues 15 and 16).
-  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tune_cases.h"
-  "tools/bench/autotune/bench_autotune_cuda.cc|autotune/tuner.h"
-  "tools/bench/autotune/bench_autotune_cuda.cc|dispatcher/runtime/runtime.h"
+  # The fusion pass has no face in the C API yet (issue 16): its
+  # benchmarks drive it through the core.
   "tools/bench/fusion/bench_fusion.cc|dispatcher/base/error.h"
   "tools/bench/fusion/bench_fusion.cc|dispatcher/ops/dtype.h"
   "tools/bench/fusion/bench_fusion.cc|fusion/graph.h"

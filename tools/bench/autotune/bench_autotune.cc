@@ -8,16 +8,12 @@
 //    and both plugins are candidates everywhere. For each key: a cold tune
 //    (sy_op_tune into an empty cache — a fresh SWITCHYARD_CACHE_DIR — with
 //    the tuner's default budget), then an exhaustive re-measurement of every
-//    candidate that passed the tuner's check, made here through the public
-//    call path: each candidate run by name (SY_ROUTE_KERNEL) into
-//    preallocated outputs, host clock and a device synchronize per sample,
-//    rounds rotated across candidates, at least 9 rounds and 1 s, no early
-//    stop. It is measured independently of the tuner's own code, so the
-//    table checks the tuner rather than repeating it. The table gives the
-//    tuned choice's time over the best candidate's (target: within 5 % in
-//    >= 95 % of keys, never above 1.25×), the static choice's (what runs
-//    untuned: the first candidate in the fixed order) over the best, and
-//    the cold tuning time.
+//    candidate that passed the tuner's check (exhaustive.h: by name through
+//    the public call path, at least 9 rounds and 1 s, no early stop). The
+//    table gives the tuned choice's time over the best candidate's (target:
+//    within 5 % in >= 95 % of keys, never above 1.25×), the static choice's
+//    (what runs untuned: the first candidate in the fixed order) over the
+//    best, and the cold tuning time.
 // 2. Dispatch overhead (Google Benchmark): sy_op_call_out of a 16-element
 //    f32 add whose slot has one kernel (no bucket table is read: Untuned),
 //    the same with onednn loaded and the cpu kernel pinned (no table read
@@ -31,17 +27,15 @@
 //   bench_autotune --grid-only [--max-matmul=1024] [--ops=matmul,add]
 //   bench_autotune --dispatch-only --benchmark_repetitions=10
 #include <benchmark/benchmark.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "../bench_util.h"
+#include "exhaustive.h"
 #include "nlohmann/json.hpp"
 #include "switchyard/switchyard.hpp"
 
@@ -125,75 +119,6 @@ std::vector<Case> Grid(int64_t max_matmul, const std::set<std::string>& ops) {
   return cases;
 }
 
-double Milliseconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
-
-// One candidate of a key, timed through the public call path by name.
-struct Timed {
-  std::string label;   // as the tuner's report names it
-  std::string kernel;  // "onednn::matmul.f32.f32"
-  int32_t variant = -1;
-  std::vector<sy::Tensor> outputs;
-  int64_t batch = 1;   // calls per sample, ~50 µs of them
-  std::vector<double> samples;  // ns per call
-
-  double Median() {
-    if (samples.empty()) return 0;
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
-  }
-};
-
-// "kernel [variant name]" → the kernel and the variant's index.
-bool ParseLabel(const sy::Op& op, Timed& t) {
-  const size_t bracket = t.label.find(" [");
-  t.kernel = t.label.substr(0, bracket);
-  if (bracket == std::string::npos) return true;
-  const std::string variant = t.label.substr(bracket + 2, t.label.size() - bracket - 3);
-  for (const sy::KernelInfo& k : Must(op.kernels(), "kernels")) {
-    if (k.name != t.kernel) continue;
-    for (size_t v = 0; v < k.variants.size(); ++v) {
-      if (k.variants[v] == variant) t.variant = static_cast<int32_t>(v);
-    }
-  }
-  return t.variant >= 0;
-}
-
-// Every candidate, exhaustively: at least 9 rounds and 1 s, each round one
-// sample of each candidate in an order rotated per round.
-void Exhaustive(const sy::Op& op, const sy::Device& device,
-                const std::vector<sy::Tensor>& inputs, const std::vector<sy::Attr>& attrs,
-                std::vector<Timed>& candidates) {
-  using Clock = std::chrono::steady_clock;
-  auto sample = [&](Timed& t) {
-    const sy::Route route = sy::Route::Kernel(t.kernel, t.variant);
-    const auto start = Clock::now();
-    for (int64_t i = 0; i < t.batch; ++i) {
-      Must(op.call_out(inputs, attrs, t.outputs, route), "call " + t.label);
-    }
-    Must(device.synchronize(), "synchronize");
-    return Milliseconds(Clock::now() - start) * 1e6 / static_cast<double>(t.batch);
-  };
-  for (Timed& t : candidates) {  // warm-up; size the sample to ~50 µs
-    t.outputs = Must(op.call(inputs, attrs, sy::Route::Kernel(t.kernel, t.variant)),
-                     "first call of " + t.label);
-    double ns = sample(t);
-    for (const auto start = Clock::now(); Milliseconds(Clock::now() - start) < 2;) {
-      ns = std::min(ns, sample(t));
-    }
-    t.batch = std::clamp<int64_t>(static_cast<int64_t>(50e3 / std::max(ns, 1.0)), 1, 10000);
-  }
-  const auto start = Clock::now();
-  for (size_t round = 0; round < 200; ++round) {
-    if (round >= 9 && Milliseconds(Clock::now() - start) >= 1000) break;
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      Timed& t = candidates[(k + round) % candidates.size()];
-      t.samples.push_back(sample(t));
-    }
-  }
-}
-
 std::string Plugin(const std::string& label) { return label.substr(0, label.find("::")); }
 
 struct Row {
@@ -221,30 +146,16 @@ Row RunCase(const sy::Context& context, const sy::Device& cpu, const Case& c, ui
   }
   const json report = json::parse(*text);
   row.tune_ms = report.value("elapsed_ms", 0.0);
-  const json& winner = report["winner"];
-  std::string tuned_label = winner["kernel"].get<std::string>();
-  if (winner["variant"].get<int>() >= 0) {
-    tuned_label += " [" + winner["variant_name"].get<std::string>() + "]";
-  }
-  // The candidates that passed the tuner's check against the reference, in
-  // the fixed order (priority first: the first is the static choice).
-  std::vector<Timed> timed;
-  for (const json& candidate : report["candidates"]) {
-    const std::string outcome = candidate["outcome"].get<std::string>();
-    if (outcome != "measured" && outcome != "stopped early") continue;
-    Timed t;
-    t.label = candidate["candidate"].get<std::string>();
-    if (!ParseLabel(op, t)) Die("candidate " + t.label, sy::Status(SY_STATUS_NOT_FOUND, ""));
-    timed.push_back(std::move(t));
-  }
+  const std::string tuned_label = sy::bench::WinnerLabel(report);
+  std::vector<sy::bench::Candidate> timed = sy::bench::PassedCandidates(op, report);
   if (timed.empty()) {
     row.error = "no candidate passed the check";
     return row;
   }
-  Exhaustive(op, cpu, inputs, attrs, timed);
+  sy::bench::Exhaustive(op, cpu, inputs, attrs, timed);
   double best = 1e300, tuned_ns = 0;
   std::vector<std::string> names;
-  for (Timed& t : timed) {
+  for (const sy::bench::Candidate& t : timed) {
     const double median = t.Median();
     names.push_back(Plugin(t.label));
     if (median < best) {
@@ -376,18 +287,6 @@ BENCHMARK(BM_CallOut_Untuned);
 BENCHMARK(BM_CallOut_PinnedWithOnednn);
 BENCHMARK(BM_CallOut_Tuned);
 
-// Every verdict of this run goes to a fresh cache: cold tuning, and no
-// verdict of an earlier run or another program.
-void UseFreshCache() {
-  std::string dir =
-      (std::filesystem::temp_directory_path() / "switchyard-bench-autotune.XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) {
-    Die("cache", sy::Status(SY_STATUS_PERMISSION_DENIED, "cannot make a temporary folder"));
-  }
-  setenv("SWITCHYARD_CACHE_DIR", dir.c_str(), 1);
-  std::fprintf(stderr, "bench_autotune: cache in %s\n", dir.c_str());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -414,7 +313,7 @@ int main(int argc, char** argv) {
       rest.push_back(argv[i]);
     }
   }
-  UseFreshCache();
+  sy::bench::UseFreshCache("bench_autotune");
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (grid) RunGrid(max_matmul, ops);
