@@ -155,6 +155,52 @@ TEST_F(VulkanFusion, SoftmaxRowsMatchFloat64AndTheCacheServesMemoryThenDisk) {
   std::filesystem::remove_all(dir);
 }
 
+// Integer and bool operands enter a group through casts (i32 and i64
+// compute in double, bool in float) and a bool leaves it (a compare),
+// checked against values computed here.
+TEST_F(VulkanFusion, IntegerAndBoolOperandsThroughCasts) {
+  if (RestrictedRun()) GTEST_SKIP() << "runs without SWITCHYARD_VULKAN_FUSION_DTYPES";
+  const int64_t n = 300;
+  std::vector<double> is(n), js(n);
+  for (int64_t k = 0; k < n; ++k) {
+    is[k] = static_cast<double>((k * 7919) % 2001) - 1000;  // -1000 … 1000
+    js[k] = static_cast<double>(k % 5 == 0);
+  }
+  for (sy_dtype_t int_dtype : {SY_DTYPE_I32, SY_DTYPE_I64}) {
+    const Tensor i = FromValues(*rt_, *vk_, int_dtype, {n}, is);
+    const Tensor b = FromValues(*rt_, *vk_, SY_DTYPE_BOOL, {n}, js);
+    const Body body = [&](const std::vector<Tensor>& in) {
+      const Tensor f = Op("cast", {in[0]}, {Attr::DType(SY_DTYPE_F32)});
+      const Tensor g = Op("cast", {in[1]}, {Attr::DType(SY_DTYPE_F32)});
+      const Tensor h = Op("add.Tensor", {Op("mul.Scalar", {f}, {Attr(0.75)}), g});
+      return std::vector<Tensor>{Op("cast", {h}, {Attr::DType(int_dtype)}),
+                                 Op("gt.Scalar", {h}, {Attr(10.0)}), h};
+    };
+    CompilerOptions options;
+    options.disk_cache = false;
+    Compiler compiler(*rt_, options);
+    CompileStats stats;
+    const std::vector<std::vector<double>> got = Run(compiler, {i, b}, body, &stats);
+    ASSERT_EQ(got.size(), 3u) << description_;
+    EXPECT_EQ(stats.fused_groups, 1) << description_;
+    // Every op but the cast back to the integer, which the pass leaves to
+    // its kernel: the integer and bool loads are the group's.
+    EXPECT_EQ(stats.fused_ops, 5) << description_;
+    EXPECT_EQ(stats.unfused_groups, 0) << description_;
+    std::vector<double> want_int(n), want_gt(n), want_h(n);
+    for (int64_t k = 0; k < n; ++k) {
+      const double h = static_cast<float>(static_cast<float>(is[k] * 0.75) + js[k]);
+      want_h[k] = h;
+      want_int[k] = std::trunc(h);
+      want_gt[k] = h > 10 ? 1 : 0;
+    }
+    const std::string what = std::string(core::DTypeName(int_dtype));
+    ExpectClose(got[0], want_int, 0, what + " cast back");
+    ExpectClose(got[1], want_gt, 0, what + " compare");
+    ExpectClose(got[2], want_h, 0, what + " f32");
+  }
+}
+
 // Run by ctest as vulkan_fusion_test.refused_dtype, with
 // SWITCHYARD_VULKAN_FUSION_DTYPES=f32 (tests/fusion/CMakeLists.txt).
 TEST_F(VulkanFusion, ARefusedDtypeRunsUnfusedAndSaysWhy) {
