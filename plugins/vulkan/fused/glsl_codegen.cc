@@ -196,7 +196,7 @@ class Generator {
   // What the kernel needs of the device, and the 32-bit index bound.
   bool Check(std::string* error) {
     auto refuse = [&](const std::string& why) {
-      *error = "vulkan fused kernels: " + why;
+      *error = why;
       return false;
     };
     for (const OperandPlan& p : ops_) {
