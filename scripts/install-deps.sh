@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev             # the onednn plugin (skipped cleanly when absent)
   libvulkan-dev glslc     # the vulkan plugin: headers and the shader compiler
+  libshaderc-dev          # the vulkan plugin's fused kernels: shaderc at run time (linked statically)
   libvulkan1 mesa-vulkan-drivers  # its loader and lavapipe, the CPU device CI tests on
   libtorch-dev            # only for side-by-side benchmarks (tools/bench)
   rustc cargo             # the Rust crate (api/rust), built offline
