@@ -165,6 +165,8 @@ class CompiledGraph {
   // this graph lives. For tests and tools that check a plugin's code
   // generator on the kernels real graphs produce.
   std::vector<const FusedKernel*> fused_kernels() const;
+  // The plan (compile/plan.h), or null before compilation.
+  const Plan* plan() const { return plan_.get(); }
 
  private:
   friend class Compiler;

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/src/context_state.h"
+#include "api/src/graph_capture.h"
 #include "api/src/handle_table.h"
 #include "api/src/lookups.h"
 #include "api/src/status.h"
@@ -196,8 +197,10 @@ SY_API sy_status_code_t sy_context_destroy(sy_context_t context) {
   // Every handle of the context is freed; its objects — and, with the last
   // of them, the runtime — go when no call on another thread still holds
   // them (Note [Epoch reclamation]), usually before this returns.
-  return Guard("sy_context_destroy",
-               [&] { return HandleTable::Instance().RemoveContext(Token(context)); });
+  return Guard("sy_context_destroy", [&] {
+    sy::capi::DiscardCaptureOf(Token(context));
+    return HandleTable::Instance().RemoveContext(Token(context));
+  });
 }
 
 SY_API sy_status_code_t sy_plugin_discover(const sy_context_options_t* options,

@@ -128,6 +128,7 @@ SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
           "sy_tensor_from_host) or DLPack");
     }
     if (absl::Status s = CheckNotNull(out_tensor, "out_tensor"); !s.ok()) return s;
+    if (absl::Status s = sy::capi::CheckNotSymbolic(ref->tensor); !s.ok()) return s;
     absl::StatusOr<sy::core::Tensor> moved = context->runtime->To(ref->tensor, **dev);
     if (!moved.ok()) return moved.status();
     absl::StatusOr<sy_tensor_t> handle = sy::capi::NewTensorHandle(*context, *std::move(moved));
@@ -237,6 +238,7 @@ SY_API sy_status_code_t sy_tensor_data_ptr(sy_tensor_t tensor, void** out_data) 
     if (!found.ok()) return found.status();
     sy::capi::TensorObject* ref = *found;
     if (absl::Status s = CheckNotNull(out_data, "out_data"); !s.ok()) return s;
+    if (absl::Status s = sy::capi::CheckNotSymbolic(ref->tensor); !s.ok()) return s;
     *out_data = ref->tensor.data();
     return absl::OkStatus();
   });

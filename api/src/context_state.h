@@ -22,6 +22,10 @@
 #include "dispatcher/runtime/runtime.h"
 #include "switchyard/switchyard.h"
 
+namespace sy::fusion {
+class Compiler;  // fusion/graph.h
+}  // namespace sy::fusion
+
 namespace sy::capi {
 
 // A device as its handle sees it. The strings back sy_device_info_t and so
@@ -73,6 +77,10 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::unique_ptr<Runtime> runtime;
   // Set by HandleTable::RemoveContext (Note [Lock-free handle table]).
   std::atomic<bool> retired{false};
+  // The fusion compiler of sy_graph_compile (its kernel cache is shared by
+  // the context's graphs), made on first use (c_graph.cc). Declared after
+  // the runtime, so destroyed before it.
+  std::shared_ptr<fusion::Compiler> FusionCompiler();
 
   // The handle of `device` / `op`, made on first use.
   absl::StatusOr<uint64_t> DeviceHandle(Device* device);
@@ -97,6 +105,7 @@ struct ContextState : std::enable_shared_from_this<ContextState> {
   std::deque<RecordEntry> records_;  // append-only, like the runtime's
   std::deque<KernelDescription> kernels_;
   absl::flat_hash_map<const KernelEntry*, const KernelDescription*> kernel_index_;
+  std::shared_ptr<fusion::Compiler> fusion_compiler_;  // guarded by mu_
 };
 
 }  // namespace sy::capi

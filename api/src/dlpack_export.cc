@@ -32,6 +32,7 @@ absl::Status Export(sy_tensor_t tensor, DLManagedTensor** out_managed) {
   absl::StatusOr<TensorObject*> ref = TensorOf(tensor);
   if (!ref.ok()) return ref.status();
   if (absl::Status s = CheckNotNull(out_managed, "out_managed"); !s.ok()) return s;
+  if (absl::Status s = CheckNotSymbolic((*ref)->tensor); !s.ok()) return s;
   // DLPack 0.6 has no stream handshake: the consumer reads at once.
   if (absl::Status s = (*ref)->tensor.device().Synchronize(); !s.ok()) return s;
 

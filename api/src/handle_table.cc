@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/src/context_state.h"
+#include "api/src/graph_object.h"
 
 namespace sy::capi {
 namespace {
@@ -14,12 +15,14 @@ std::string WithArticle(HandleKind kind) {
 }
 
 bool Retires(HandleKind kind) {
-  return kind == HandleKind::kTensor || kind == HandleKind::kContext;
+  return kind == HandleKind::kTensor || kind == HandleKind::kContext ||
+         kind == HandleKind::kGraph;
 }
 
-// The object's Retirable base (contexts and tensors only).
+// The object's Retirable base (contexts, tensors and graphs only).
 Retirable* AsRetirable(HandleObject* object) {
   if (object->kind == HandleKind::kTensor) return static_cast<TensorObject*>(object);
+  if (object->kind == HandleKind::kGraph) return static_cast<GraphObject*>(object);
   return static_cast<ContextObject*>(object);
 }
 
@@ -46,6 +49,7 @@ const char* HandleKindName(HandleKind kind) {
     case HandleKind::kDevice: return "device";
     case HandleKind::kOp: return "op";
     case HandleKind::kTensor: return "tensor";
+    case HandleKind::kGraph: return "graph";
     case HandleKind::kFree: break;
   }
   return "unknown";
@@ -69,7 +73,7 @@ absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
   const uint64_t magic = token >> 56;
   const auto token_kind = static_cast<HandleKind>((token >> 52) & 0xF);
   if (magic != kMagic || token_kind == HandleKind::kFree ||
-      static_cast<uint8_t>(token_kind) > static_cast<uint8_t>(HandleKind::kTensor)) {
+      static_cast<uint8_t>(token_kind) > static_cast<uint8_t>(HandleKind::kLast)) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " (", TokenText(token), ") is not a Switchyard handle: a "
         "garbage pointer, or a value that never came from this library"));
@@ -87,8 +91,9 @@ absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
   return absl::InvalidArgumentError(absl::StrCat(
       what, " (", TokenText(token), ") is a stale ", HandleKindName(kind),
       " handle: ",
-      kind == HandleKind::kTensor ? "it was released, or its context was destroyed"
-                                  : "its context was destroyed"));
+      kind == HandleKind::kTensor || kind == HandleKind::kGraph
+          ? "it was released, or its context was destroyed"
+          : "its context was destroyed"));
 }
 
 absl::StatusOr<uint32_t> HandleTable::TakeIndex() {
@@ -206,6 +211,15 @@ absl::Status HandleTable::Release(uint64_t token, absl::string_view what) {
     // object was retired there.
     Kill(static_cast<uint32_t>(token & kIndexMask),
          LiveState(HandleKind::kTensor, Generation(token)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status HandleTable::Free(uint64_t token, HandleKind kind, absl::string_view what) {
+  if (TryFind(token, kind) == nullptr) return FindError(token, kind, what);
+  // Fails only when another free or the context's destruction won the race.
+  if (!Kill(static_cast<uint32_t>(token & kIndexMask), LiveState(kind, Generation(token)))) {
+    return FindError(token, kind, what);
   }
   return absl::OkStatus();
 }

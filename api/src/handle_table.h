@@ -2,7 +2,7 @@
 //
 // Note [Handle tokens]: a C handle is not an address but a 64-bit token
 //   bits 63..56  0x5A — marks a Switchyard handle
-//   bits 55..52  kind (context, device, op, tensor)
+//   bits 55..52  kind (context, device, op, tensor, graph)
 //   bits 51..28  generation of its slot
 //   bits 27..0   slot index
 // A lookup checks all four before touching anything, so NULL, garbage, a
@@ -67,6 +67,8 @@ enum class HandleKind : uint8_t {
   kDevice = 2,
   kOp = 3,
   kTensor = 4,
+  kGraph = 5,
+  kLast = kGraph,
 };
 
 const char* HandleKindName(HandleKind kind);  // "tensor", …
@@ -101,6 +103,8 @@ struct TensorObject final : HandleObject, Retirable {
   std::shared_ptr<ContextState> keep_context;
   sy::core::Tensor tensor;
 };
+// Graph handles point at GraphObject (graph_object.h): one owner, retired
+// by sy_graph_release or the context's destruction.
 // Device and op handles point at DeviceEntry and OpEntry (context_state.h),
 // which their context owns: they are never retired on their own.
 
@@ -163,6 +167,11 @@ class HandleTable {
   absl::Status Retain(uint64_t token, absl::string_view what);
   // Drops a reference; the last frees the handle and retires its tensor.
   absl::Status Release(uint64_t token, absl::string_view what);
+
+  // ---- Handles with one owner (graphs) ---------------------------------------
+  // Frees the handle and retires its object. INVALID_ARGUMENT for a stale
+  // one (freed twice).
+  absl::Status Free(uint64_t token, HandleKind kind, absl::string_view what);
 
   // ---- Contexts ------------------------------------------------------------
   // Frees the context's handle and every handle that belongs to it, and

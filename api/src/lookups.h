@@ -29,6 +29,15 @@ inline absl::StatusOr<TensorObject*> TensorOf(sy_tensor_t handle,
   return HandleTable::Instance().Find<TensorObject>(Token(handle), what);
 }
 
+// FailedPrecondition for a symbolic tensor (a result of an op recorded by
+// a graph capture): it has no memory to read, export or copy.
+inline absl::Status CheckNotSymbolic(const Tensor& tensor) {
+  if (!tensor.symbolic()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "the tensor is a symbolic tensor of a graph capture and has no values; "
+      "launch the captured graph (sy_graph_launch) and use its outputs");
+}
+
 // The live device behind a device handle (FailedPrecondition when its
 // plugin was unloaded); sets *context to the handle's context.
 absl::StatusOr<Device*> LiveDeviceOf(sy_device_handle_t handle,

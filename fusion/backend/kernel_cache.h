@@ -41,6 +41,8 @@ class CompiledKernel {
                       absl::Span<const sy_tensor_view_t> outputs) const;
 
   const std::string& name() const { return name_; }
+  // The plugin that compiled it ("cpu", "cuda").
+  const std::string& plugin() const { return plugin_name_; }
   core::Device& device() const { return device_; }
 
  private:

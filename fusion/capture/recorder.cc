@@ -99,6 +99,14 @@ absl::StatusOr<core::TensorList> Recorder::Record(
         "(CallOut), which a capture cannot record; inside a capture call "
         "ops so that they return their outputs")));
   }
+  // The thread's capture records every dispatcher's calls; one of another
+  // runtime (a second C API context) cannot run in this graph.
+  if (dispatcher_.state().ops.Find(op.full_name()) != &op) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "op '", op.full_name(), "' of another context was called while this "
+        "thread captures a graph of its own context; a capture records one "
+        "context's ops — end the capture before calling another context's")));
+  }
   const std::string base = op.schema().BaseName();
   for (const std::string& name : options_.uncapturable) {
     // "nonzero" also names a plugin's "vendor::nonzero".

@@ -11,8 +11,9 @@
 // does), else recorded as the composite op.
 //
 // What ends a capture: an op listed as uncapturable (its output shape
-// depends on the data), a call with caller-provided outputs (CallOut), or a
-// symbolic tensor of another capture. The error names the op; every later
+// depends on the data), a call with caller-provided outputs (CallOut), a
+// symbolic tensor of another capture, or an op of another runtime (the
+// interception is per thread, not per dispatcher). The error names the op; every later
 // call in the capture returns the same error, and so does Capture::End.
 //
 // Thread-safety: used only by the thread it intercepts for.

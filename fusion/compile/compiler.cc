@@ -119,7 +119,8 @@ std::string Describe(const Plan& plan, const Partition& part,
       std::vector<int64_t> shape(k.shape, k.shape + k.ndim);
       absl::StrAppend(
           &out, "  [", index, "] fused on ", f.device->label(), ": ", f.nodes.size(),
-          " ops (", OpList(g, f.nodes), ")\n        → kernel ", k.name, " (",
+          " ops (", OpList(g, f.nodes), ")\n        → kernel ", k.name, " by plugin ",
+          f.kernel->plugin(), " (",
           k.reduce_ndim > 0 ? absl::StrCat(k.rows(), " rows of ", k.row_length(), ", ",
                                            k.num_stages, " stages")
                             : absl::StrCat("elementwise over [", absl::StrJoin(shape, ", "), "]"),
@@ -247,6 +248,8 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
   stats.total_ms = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - start).count();
   plan->description = Describe(*plan, part, notes);
+  plan->why_not = std::move(part.why_not);
+  plan->notes = std::move(notes);
   CompiledGraph compiled;
   compiled.plan_ = std::move(plan);
   return compiled;

@@ -42,6 +42,12 @@ struct Plan {
   std::vector<Step> steps;
   std::string description;
   CompileStats stats;
+  // By node of `graph`: why an op that runs alone was not fused ("" when
+  // it was, or no reason was recorded).
+  std::vector<std::string> why_not;
+  // Remarks of the compilation (a plugin's hooks skipped, a group a plugin
+  // refused and why).
+  std::vector<std::string> notes;
 };
 
 absl::StatusOr<std::vector<core::Tensor>> RunPlan(const Plan& plan,

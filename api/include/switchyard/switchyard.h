@@ -2,7 +2,8 @@
  *
  * Everything an application (or a language binding) needs: contexts, the
  * plugin load report, devices, tensors, DLPack exchange, ops, streams and
- * allocator statistics. Pure C99; implemented in libswitchyard.so (the same
+ * allocator statistics; graph capture, compilation and replay come from
+ * switchyard/graph.h, which this header includes (one header per area). Pure C99; implemented in libswitchyard.so (the same
  * library as the core, so a binding loads exactly one file).
  *
  *   sy_context_t ctx;
@@ -39,7 +40,8 @@
  * in-struct, sy_*_init fills struct_size and the defaults.
  *
  * ===== Handles =============================================================
- * sy_context_t, sy_device_handle_t, sy_op_t and sy_tensor_t are opaque
+ * sy_context_t, sy_device_handle_t, sy_op_t, sy_tensor_t and sy_graph_t
+ * (graph.h) are opaque
  * tokens, not addresses: never dereference them. Every function checks each
  * handle it is given against a process-wide, generation-tagged table, so a
  * NULL, garbage, released, stale (its context destroyed) or wrong-kind
@@ -116,7 +118,7 @@ extern "C" {
 #endif
 
 #define SY_API_VERSION_MAJOR 1
-#define SY_API_VERSION_MINOR 1
+#define SY_API_VERSION_MINOR 2
 
 #if defined(_WIN32)
 #define SY_API __declspec(dllexport)
@@ -567,7 +569,8 @@ SY_API sy_status_code_t sy_tensor_to_host(sy_tensor_t tensor, void* dst,
 /* The tensor on `device`: a copy when it lives elsewhere, the same tensor
  * (a new reference) when it is already there.
  * Errors: INVALID_ARGUMENT (bad handles, handles of different contexts);
- * the devices' failures. Since: 1.0. */
+ * FAILED_PRECONDITION for a symbolic tensor of a graph capture (since
+ * 1.2); the devices' failures. Since: 1.0. */
 SY_API sy_status_code_t sy_tensor_to_device(sy_tensor_t tensor,
                                             sy_device_handle_t device,
                                             sy_tensor_t* out_tensor);
@@ -612,7 +615,8 @@ SY_API sy_status_code_t sy_tensor_device(sy_tensor_t tensor,
 /* The address of element (0, …, 0) in the device's memory (a host address
  * only for host devices). Lifetime: valid while the tensor's memory lives
  * (the handle, a view or a DLPack export holds it). Do not write through it
- * while ops on the tensor are queued. */
+ * while ops on the tensor are queued. FAILED_PRECONDITION for a symbolic
+ * tensor of a graph capture, which has no memory (since 1.2). */
 SY_API sy_status_code_t sy_tensor_data_ptr(sy_tensor_t tensor,
                                            void** out_data);
 
@@ -1124,5 +1128,8 @@ SY_API sy_status_code_t sy_tensor_from_dlpack_versioned(
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* ===== Since 1.2: graphs (capture, compile, launch) ======================= */
+#include "switchyard/graph.h"
 
 #endif /* SWITCHYARD_SWITCHYARD_H_ */
