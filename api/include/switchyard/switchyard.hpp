@@ -1050,4 +1050,7 @@ class Context {
 
 }  // namespace sy
 
+// Graphs (capture, compile, launch): sy::Graph, sy::GraphCapture.
+#include "switchyard/graph.hpp"
+
 #endif  // SWITCHYARD_SWITCHYARD_HPP_
