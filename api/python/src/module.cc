@@ -7,6 +7,7 @@
 #include "context_functions.h"
 #include "context_object.h"
 #include "dlpack_capsules.h"
+#include "graph_functions.h"
 #include "globals.h"
 #include "host_data.h"
 #include "log_functions.h"
@@ -136,7 +137,8 @@ PyMODINIT_FUNC PyInit__C() {
   if (g.str_out == nullptr || !AddFunctions(module.get(), g_module_functions) ||
       !AddFunctions(module.get(), g_context_functions) ||
       !AddFunctions(module.get(), g_autotune_functions) ||
-      !AddFunctions(module.get(), g_log_functions) || !AddTensorType(module.get()) ||
+      !AddFunctions(module.get(), g_log_functions) ||
+      !AddFunctions(module.get(), g_graph_functions) || !AddTensorType(module.get()) ||
       !AddContextType(module.get()) || !AddOpTypes(module.get())) {
     return nullptr;
   }

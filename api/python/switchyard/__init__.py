@@ -30,6 +30,7 @@ from ._errors import (AbortedError, AlreadyExistsError, CancelledError, DataLoss
                       UnimplementedError, UnknownError)
 from ._logging import flush_log, log_handler, set_log_handler
 from ._profile import Profile, ProfileRow, profile
+from ._graph import CompiledFunction, Graph, GraphBreakWarning, compile, graph
 from ._tensor import Tensor, empty, from_dlpack, ones, tensor, zeros
 from . import _dtypes, _tensor
 
@@ -127,3 +128,5 @@ __all__ = [
     "synchronize",
     "tensor", "uint8", "zeros",
 ]
+# Graphs (_graph.py).
+__all__ += ["CompiledFunction", "Graph", "GraphBreakWarning", "compile", "graph"]
