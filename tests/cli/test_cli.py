@@ -294,11 +294,36 @@ def test_run_reports_an_op_error_with_its_message():
 
 # ---- demo --------------------------------------------------------------------
 
-def test_demo_runs_the_block_on_cpu_and_matches_the_reference():
-    result = switchyard("demo")
+@pytest.fixture(scope="module")
+def demo():
+    """One `switchyard demo` run for the demo tests (it takes a second)."""
+    return switchyard("demo")
+
+
+def test_demo_runs_the_block_on_cpu_and_matches_the_reference(demo):
+    result = demo
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Transformer block on cpu:0" in result.stdout
     for op in ["embedding", "rms_norm", "scaled_dot_product_attention", "gelu"]:
         assert re.search(rf"^\s+{op}\b.*(kernel \w+::|decomposition)",
                          result.stdout, re.M), op
     assert "Every step matches the float64 reference" in result.stdout
+
+
+def test_demo_runs_the_block_as_a_compiled_graph_on_cpu(demo):
+    """The captured + fused half: both times, the groups and which plugin
+    compiled each, and the graph's output against the float64 reference."""
+    result = demo
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "The same block captured as a graph and compiled on cpu:0" in out
+    groups = re.search(r"^\s+(\d+) ops captured; (\d+) fused group\(s\) of (\d+) op\(s\) "
+                       r"in all, 0 group\(s\) unfused", out, re.M)
+    assert groups, out
+    assert int(groups.group(2)) >= 3  # both rms_norms, the bias+gelu, the residuals
+    for mode in ["eager (op by op)", "compiled graph (fused)"]:
+        assert re.search(rf"^\s+{re.escape(mode)}\s+[\d.]+ us per run", out, re.M), mode
+    assert re.search(r"fused on cpu:0: \d+ ops \(square, mean, add.Scalar, rsqrt", out), out
+    assert re.search(r"→ kernel fused\w+ by plugin cpu", out), out
+    error = re.search(r"graph output: max error (\S+) vs the float64 cpu run\n", out)
+    assert error and float(error.group(1)) <= 1e-4, out

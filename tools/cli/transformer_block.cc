@@ -17,11 +17,15 @@ std::vector<float> Normal(size_t n, float stddev, std::mt19937& rng) {
   return v;
 }
 
-// Runs ops on one device, recording each; keeps the first error.
-class Recorder {
+}  // namespace
+
+// Runs ops on one device, recording each (unless plain: then it only calls
+// them, so that it can run inside a graph capture and be timed as a whole);
+// keeps the first error.
+class BlockRecorder {
  public:
-  Recorder(const sy::Context& context, const sy::Device& device)
-      : context_(context), device_(device) {}
+  BlockRecorder(const sy::Context& context, const sy::Device& device, bool plain = false)
+      : context_(context), device_(device), plain_(plain) {}
 
   sy::Tensor Upload(const std::vector<float>& values, std::vector<int64_t> shape,
                     sy_dtype_t dtype) {
@@ -55,6 +59,15 @@ class Recorder {
       status_ = handle.status();
       return sy::Tensor();
     }
+    if (plain_) {
+      sy::Result<std::vector<sy::Tensor>> out = handle->call(inputs, attrs);
+      if (!out.ok()) {
+        status_ = sy::Status(out.status().code(),
+                             absl::StrCat("step ", name, ": ", out.status().message()));
+        return sy::Tensor();
+      }
+      return (*out)[0];
+    }
     sy::Result<std::string> how = handle->explain(inputs, attrs);
     const auto start = std::chrono::steady_clock::now();
     sy::Result<std::vector<sy::Tensor>> out = handle->call(inputs, attrs);
@@ -76,15 +89,15 @@ class Recorder {
     if (!status_.ok()) return status_;
     return std::move(steps_);
   }
+  const sy::Status& status() const { return status_; }
 
  private:
   const sy::Context& context_;
   sy::Device device_;
+  bool plain_;
   sy::Status status_;
   std::vector<BlockStep> steps_;
 };
-
-}  // namespace
 
 TransformerBlock::TransformerBlock(const BlockConfig& config) : config_(config) {
   std::mt19937 rng(config.seed);
@@ -110,17 +123,57 @@ TransformerBlock::TransformerBlock(const BlockConfig& config) : config_(config) 
 sy::Result<std::vector<BlockStep>> TransformerBlock::Run(const sy::Context& context,
                                                          const sy::Device& device,
                                                          sy_dtype_t dtype) const {
-  const int64_t s = config_.seq, d = config_.d_model, f = config_.d_ff;
-  const int64_t h = config_.heads, dh = d / h;
-  Recorder r(context, device);
+  BlockRecorder r(context, device);
   const sy::Tensor tokens = r.UploadTokens(tokens_);
-  const sy::Tensor wte = r.Upload(wte_, {config_.vocab, d}, dtype);
-  const sy::Tensor norm1 = r.Upload(norm1_, {d}, dtype);
-  const sy::Tensor wq = r.Upload(wq_, {d, d}, dtype), wk = r.Upload(wk_, {d, d}, dtype),
-                   wv = r.Upload(wv_, {d, d}, dtype), wo = r.Upload(wo_, {d, d}, dtype);
-  const sy::Tensor norm2 = r.Upload(norm2_, {d}, dtype);
-  const sy::Tensor w1 = r.Upload(w1_, {f, d}, dtype), b1 = r.Upload(b1_, {f}, dtype);
-  const sy::Tensor w2 = r.Upload(w2_, {d, f}, dtype), b2 = r.Upload(b2_, {d}, dtype);
+  const BlockWeights w = Upload(r, dtype);
+  (void)Forward(r, w, tokens);
+  return r.Finish();
+}
+
+sy::Result<BlockWeights> TransformerBlock::UploadWeights(const sy::Context& context,
+                                                         const sy::Device& device,
+                                                         sy_dtype_t dtype) const {
+  BlockRecorder r(context, device, /*plain=*/true);
+  BlockWeights w = Upload(r, dtype);
+  w.tokens = r.UploadTokens(tokens_);
+  if (!r.status().ok()) return r.status();
+  return w;
+}
+
+sy::Result<sy::Tensor> TransformerBlock::Forward(const sy::Context& context,
+                                                 const sy::Device& device,
+                                                 const BlockWeights& weights,
+                                                 const sy::Tensor& tokens) const {
+  BlockRecorder r(context, device, /*plain=*/true);
+  sy::Tensor y = Forward(r, weights, tokens);
+  if (!r.status().ok()) return r.status();
+  return y;
+}
+
+BlockWeights TransformerBlock::Upload(BlockRecorder& r, sy_dtype_t dtype) const {
+  const int64_t d = config_.d_model, f = config_.d_ff;
+  BlockWeights w;
+  w.wte = r.Upload(wte_, {config_.vocab, d}, dtype);
+  w.norm1 = r.Upload(norm1_, {d}, dtype);
+  w.wq = r.Upload(wq_, {d, d}, dtype);
+  w.wk = r.Upload(wk_, {d, d}, dtype);
+  w.wv = r.Upload(wv_, {d, d}, dtype);
+  w.wo = r.Upload(wo_, {d, d}, dtype);
+  w.norm2 = r.Upload(norm2_, {d}, dtype);
+  w.w1 = r.Upload(w1_, {f, d}, dtype);
+  w.b1 = r.Upload(b1_, {f}, dtype);
+  w.w2 = r.Upload(w2_, {d, f}, dtype);
+  w.b2 = r.Upload(b2_, {d}, dtype);
+  return w;
+}
+
+sy::Tensor TransformerBlock::Forward(BlockRecorder& r, const BlockWeights& w,
+                                     const sy::Tensor& tokens) const {
+  const int64_t s = config_.seq, d = config_.d_model;
+  const int64_t h = config_.heads, dh = d / h;
+  const sy::Tensor &wte = w.wte, &norm1 = w.norm1, &wq = w.wq, &wk = w.wk, &wv = w.wv,
+                   &wo = w.wo, &norm2 = w.norm2, &w1 = w.w1, &b1 = w.b1, &w2 = w.w2,
+                   &b2 = w.b2;
 
   // [S, D] → [H, S, Dh] and back; views except the final reshape's copy.
   const std::vector<int64_t> head_shape = {s, h, dh}, model_shape = {s, d};
@@ -147,10 +200,7 @@ sy::Result<std::vector<BlockStep>> TransformerBlock::Run(const sy::Context& cont
              "residual");
   const sy::Tensor n2 = r.Call("rms_norm", {x2, norm2}, {sy::Attr(1e-6)}, "mlp");
   const sy::Tensor up = r.Call("gelu", {r.Call("linear", {n2, w1, b1}, {}, "up")});
-  const sy::Tensor y = r.Call("add", {x2, r.Call("linear", {up, w2, b2}, {}, "down")},
-                              {}, "residual");
-  (void)y;
-  return r.Finish();
+  return r.Call("add", {x2, r.Call("linear", {up, w2, b2}, {}, "down")}, {}, "residual");
 }
 
 }  // namespace sy::cli

@@ -37,6 +37,14 @@ struct BlockStep {
   sy::Tensor output;
 };
 
+// The block's weights (and its token ids) on one device.
+struct BlockWeights {
+  sy::Tensor tokens;  // i64 [S]
+  sy::Tensor wte, norm1, wq, wk, wv, wo, norm2, w1, b1, w2, b2;
+};
+
+class BlockRecorder;  // transformer_block.cc
+
 // The block's weights as host float32 arrays, drawn once from `seed`.
 class TransformerBlock {
  public:
@@ -50,7 +58,19 @@ class TransformerBlock {
   sy::Result<std::vector<BlockStep>> Run(const sy::Context& context,
                                          const sy::Device& device, sy_dtype_t dtype) const;
 
+  // The same block without recording or synchronizing, for graph capture
+  // and whole-block timing: the weights once, then the forward pass on
+  // `tokens` (real, or a capture's symbolic input) — its output [S, D].
+  sy::Result<BlockWeights> UploadWeights(const sy::Context& context,
+                                         const sy::Device& device, sy_dtype_t dtype) const;
+  sy::Result<sy::Tensor> Forward(const sy::Context& context, const sy::Device& device,
+                                 const BlockWeights& weights, const sy::Tensor& tokens) const;
+
  private:
+  BlockWeights Upload(BlockRecorder& r, sy_dtype_t dtype) const;
+  sy::Tensor Forward(BlockRecorder& r, const BlockWeights& weights,
+                     const sy::Tensor& tokens) const;
+
   BlockConfig config_;
   std::vector<int64_t> tokens_;
   std::vector<float> wte_, norm1_, wq_, wk_, wv_, wo_, norm2_, w1_, b1_, w2_,
