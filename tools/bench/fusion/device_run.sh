@@ -21,6 +21,11 @@
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
 #          warm-disk compiles), alone on the GPU.
+#   fixes: just the three tests that failed on the H100 before the register
+#          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
+#          pattern, reduce-then-broadcast on cuda).
+#   demo:  `switchyard demo` (needs BINS to include switchyard): the block
+#          op by op and as a compiled graph on every device, cuda:0 included.
 set -u
 ROOT=$PWD
 OUT=${OUT:-$ROOT/device_out}
@@ -79,6 +84,19 @@ for step in "$@"; do
         done
         echo "== sanitizer"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|Invalid|out of bounds|hazard" "$OUT/sanitizer.log" | head -20
       } 2>&1 | tee -a "$OUT/summary.txt" ;;
+    fixes)
+      run timeout 200 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowReductionsAtEveryRowLength:CudaFusion.MatmulBiasGeluRunsAsTheEpilogueKernel' \
+        > "$OUT/fixes_cuda_fusion_test.log" 2>&1
+      run timeout 200 $BIN/fusion_test \
+        --gtest_filter='Devices/FusedOps.ReduceThenBroadcastPatternsFuseIntoOneKernel/cuda' \
+        > "$OUT/fixes_fusion_test.log" 2>&1
+      { echo "== fixes"; grep -hE "^\[  (PASSED|FAILED|SKIPPED) |Failure|tests? ran" \
+          "$OUT"/fixes_*.log | head -40; } 2>&1 | tee -a "$OUT/summary.txt" ;;
+    demo)
+      run timeout 120 $BIN/switchyard demo > "$OUT/demo.txt" 2>&1
+      echo "== demo exit $?" >> "$OUT/summary.txt"
+      cat "$OUT/demo.txt" ;;
     bench)
       t0=$(date +%s)
       run timeout 240 $BIN/bench_fusion --benchmark_filter='^cuda/' --benchmark_min_time=0.1 \
