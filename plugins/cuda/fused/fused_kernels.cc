@@ -94,7 +94,7 @@ const char* CompilerName() {
     std::string why;
     const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 1");
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 2");
   }();
   return name.c_str();
 }
