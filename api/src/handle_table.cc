@@ -14,12 +14,16 @@ std::string WithArticle(HandleKind kind) {
 }
 
 bool Retires(HandleKind kind) {
-  return kind == HandleKind::kTensor || kind == HandleKind::kContext;
+  return kind == HandleKind::kTensor || kind == HandleKind::kContext ||
+         kind == HandleKind::kCommunicator;
 }
 
-// The object's Retirable base (contexts and tensors only).
+// The object's Retirable base (contexts, tensors, communicators).
 Retirable* AsRetirable(HandleObject* object) {
   if (object->kind == HandleKind::kTensor) return static_cast<TensorObject*>(object);
+  if (object->kind == HandleKind::kCommunicator) {
+    return static_cast<CommunicatorObject*>(object);
+  }
   return static_cast<ContextObject*>(object);
 }
 
@@ -40,12 +44,20 @@ TensorObject::TensorObject(std::shared_ptr<ContextState> context, sy::core::Tens
       tensor(std::move(t)) {}
 TensorObject::~TensorObject() = default;
 
+CommunicatorObject::CommunicatorObject(std::shared_ptr<ContextState> context,
+                                       std::shared_ptr<sy::core::Communicator> c)
+    : HandleObject(HandleKind::kCommunicator, context.get()),
+      keep_context(std::move(context)),
+      comm(std::move(c)) {}
+CommunicatorObject::~CommunicatorObject() = default;
+
 const char* HandleKindName(HandleKind kind) {
   switch (kind) {
     case HandleKind::kContext: return "context";
     case HandleKind::kDevice: return "device";
     case HandleKind::kOp: return "op";
     case HandleKind::kTensor: return "tensor";
+    case HandleKind::kCommunicator: return "communicator";
     case HandleKind::kFree: break;
   }
   return "unknown";
@@ -69,7 +81,7 @@ absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
   const uint64_t magic = token >> 56;
   const auto token_kind = static_cast<HandleKind>((token >> 52) & 0xF);
   if (magic != kMagic || token_kind == HandleKind::kFree ||
-      static_cast<uint8_t>(token_kind) > static_cast<uint8_t>(HandleKind::kTensor)) {
+      static_cast<uint8_t>(token_kind) > static_cast<uint8_t>(HandleKind::kCommunicator)) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, " (", TokenText(token), ") is not a Switchyard handle: a "
         "garbage pointer, or a value that never came from this library"));
@@ -88,7 +100,9 @@ absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
       what, " (", TokenText(token), ") is a stale ", HandleKindName(kind),
       " handle: ",
       kind == HandleKind::kTensor ? "it was released, or its context was destroyed"
-                                  : "its context was destroyed"));
+      : kind == HandleKind::kCommunicator
+          ? "it was destroyed, or its context was"
+          : "its context was destroyed"));
 }
 
 absl::StatusOr<uint32_t> HandleTable::TakeIndex() {

@@ -116,7 +116,7 @@ extern "C" {
 #endif
 
 #define SY_API_VERSION_MAJOR 1
-#define SY_API_VERSION_MINOR 1
+#define SY_API_VERSION_MINOR 2
 
 #if defined(_WIN32)
 #define SY_API __declspec(dllexport)
@@ -710,6 +710,7 @@ typedef enum sy_arg_kind_t {
   SY_ARG_SCALAR = 6,      /* Scalar: an int or a float */
   SY_ARG_STRING = 7,      /* str      */
   SY_ARG_DTYPE = 8,       /* ScalarType */
+  SY_ARG_COMMUNICATOR = 9, /* Communicator (since 1.2; switchyard/distributed.h) */
 } sy_arg_kind_t;
 
 typedef struct sy_op_arg_t {
@@ -1124,5 +1125,8 @@ SY_API sy_status_code_t sy_tensor_from_dlpack_versioned(
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The areas split into headers of their own (since 1.2). */
+#include "switchyard/distributed.h" /* communicators for collective ops */
 
 #endif /* SWITCHYARD_SWITCHYARD_H_ */
