@@ -1,0 +1,292 @@
+// The collective ops' cpu kernels, over Gloo's algorithms: allreduce (ring),
+// allgather, broadcast, barrier, and unbound buffers for send/recv.
+// reduce_scatter is Gloo's allreduce followed by keeping this rank's share,
+// as torch.distributed's Gloo backend does (Gloo's own reduce-scatter takes
+// only sum and product of float vectors). avg is a sum divided by the
+// world size afterwards (integers divide truncating, as NCCL's ncclAvg).
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectives/gloo_comm.h"
+#include "gloo/allgather.h"
+#include "gloo/allreduce.h"
+#include "gloo/barrier.h"
+#include "gloo/broadcast.h"
+#include "gloo/common/error.h"
+#include "gloo/types.h"
+#include "kernels/kernel_list.h"
+#include "kernels/elementwise_engine.h"
+#include "kernels/kernel_util.h"
+
+namespace sy::cpu {
+namespace {
+
+using plugin::KernelSite;
+using plugin::Reduction;
+namespace col = plugin::collective;
+
+constexpr std::string_view kPlugin = "cpu plugin";
+// Send/recv buffers' slot: above every slot Gloo's collectives derive from
+// their tags (Slot::build puts a prefix byte under bit 56).
+constexpr uint64_t kP2PSlot = uint64_t{1} << 62;
+
+char* Bytes(const sy_tensor_view_t& v) {
+  return static_cast<char*>(v.data) + v.byte_offset;
+}
+
+size_t NumBytes(const sy_tensor_view_t& v) {
+  return static_cast<size_t>(plugin::NumElements(v)) *
+         plugin::DtypeSize(v.dtype);
+}
+
+sy_error_t* RequireContiguous(const sy_kernel_call_t* call, KernelSite site) {
+  for (int32_t i = 0; i < call->num_inputs; ++i) {
+    if (!plugin::IsContiguous(call->inputs[i])) {
+      return plugin::OpError(site, "input 'x' is not contiguous; the engines "
+                                   "read whole buffers: call contiguous() "
+                                   "first");
+    }
+  }
+  for (int32_t i = 0; i < call->num_outputs; ++i) {
+    if (!plugin::IsContiguous(call->outputs[i])) {
+      return plugin::OpError(site, "the output is not contiguous; pass a "
+                                   "contiguous output tensor");
+    }
+  }
+  return nullptr;
+}
+
+// Runs `body(comm, ref)` holding the communicator, turning Gloo's
+// exceptions into errors and marking the communicator broken after one
+// (Gloo closes the pairs of a context that failed).
+template <class Body>
+sy_error_t* RunCollective(const sy_kernel_call_t* call, std::string_view op,
+                          Body&& body) {
+  const KernelSite site{kPlugin, op};
+  return plugin::Guard(kPlugin, [&]() -> sy_error_t* {
+    const sy_communicator_ref_t* ref = nullptr;
+    SY_PLUGIN_RETURN_IF_ERROR(
+        plugin::ReadCommunicator(call, site, &kCpuCollectivesExtension, ref));
+    SY_PLUGIN_RETURN_IF_ERROR(RequireContiguous(call, site));
+    auto& comm = *static_cast<GlooComm*>(ref->handle);
+    std::lock_guard<std::mutex> lock(comm.mu);
+    if (!comm.broken.empty()) {
+      return plugin::MakeError(
+          SY_STATUS_FAILED_PRECONDITION,
+          plugin::StrCat(kPlugin, ": ", plugin::DescribeCall(site, *ref, "gloo"),
+                         ": the communicator failed earlier (", comm.broken,
+                         "); destroy it and make a new one on every rank"));
+    }
+    try {
+      body(comm);
+      return nullptr;
+    } catch (const gloo::Exception& e) {
+      comm.broken = e.what();
+      const bool timed_out =
+          std::string_view(e.what()).find("imed out") != std::string_view::npos;
+      return plugin::EngineError(
+          timed_out ? SY_STATUS_DEADLINE_EXCEEDED : SY_STATUS_UNAVAILABLE, site,
+          *ref, "gloo", plugin::StrCat("Gloo: ", e.what()));
+    }
+  });
+}
+
+// c[i] = a[i] op b[i]; f16 and bf16 compute in float and round once.
+template <class T, Reduction R>
+void Combine(void* c, const void* a, const void* b, size_t n) {
+  auto* out = static_cast<T*>(c);
+  const auto* x = static_cast<const T*>(a);
+  const auto* y = static_cast<const T*>(b);
+  using Compute = std::conditional_t<std::is_same_v<T, plugin::Half> ||
+                                         std::is_same_v<T, plugin::BFloat16>,
+                                     float, T>;
+  for (size_t i = 0; i < n; ++i) {
+    const Compute u = static_cast<Compute>(x[i]);
+    const Compute v = static_cast<Compute>(y[i]);
+    Compute r;
+    if constexpr (R == Reduction::kSum || R == Reduction::kAvg) {
+      r = static_cast<Compute>(u + v);
+    } else if constexpr (R == Reduction::kProd) {
+      r = static_cast<Compute>(u * v);
+    } else if constexpr (R == Reduction::kMax) {
+      r = std::max(u, v);
+    } else {
+      r = std::min(u, v);
+    }
+    out[i] = static_cast<T>(r);
+  }
+}
+
+template <class T>
+gloo::AllreduceOptions::Func CombineFor(Reduction r) {
+  switch (r) {
+    case Reduction::kSum:
+    case Reduction::kAvg: return &Combine<T, Reduction::kSum>;
+    case Reduction::kProd: return &Combine<T, Reduction::kProd>;
+    case Reduction::kMax: return &Combine<T, Reduction::kMax>;
+    case Reduction::kMin: return &Combine<T, Reduction::kMin>;
+  }
+  return &Combine<T, Reduction::kSum>;
+}
+
+template <class T>
+void DivideBy(T* data, size_t n, int divisor) {
+  for (size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<T, plugin::Half> ||
+                  std::is_same_v<T, plugin::BFloat16>) {
+      data[i] = T(static_cast<float>(data[i]) / static_cast<float>(divisor));
+    } else {
+      data[i] = static_cast<T>(data[i] / static_cast<T>(divisor));
+    }
+  }
+}
+
+// Reduces `n` elements at `data` in place across the ranks.
+template <class T>
+void AllReduceInPlace(GlooComm& comm, T* data, size_t n, Reduction r) {
+  if (n == 0) return;
+  gloo::AllreduceOptions opts(comm.context);
+  opts.setOutput(data, n);
+  opts.setReduceFunction(CombineFor<T>(r));
+  opts.setTag(comm.next_tag++);
+  opts.setTimeout(comm.timeout);
+  gloo::allreduce(opts);
+  if (r == Reduction::kAvg) DivideBy(data, n, comm.size);
+}
+
+std::string_view ReductionName(const sy_kernel_call_t* call) {
+  const sy_attr_t& a = call->attrs[col::kSecondAttr];
+  return {a.value.str.data, static_cast<size_t>(a.value.str.size)};
+}
+
+template <sy_dtype_t D>
+sy_error_t* AllReduceKernel(const sy_kernel_call_t* call) {
+  using T = plugin::CType<D>;
+  return RunCollective(call, col::kAllReduce, [&](GlooComm& comm) {
+    const sy_tensor_view_t& x = call->inputs[0];
+    const sy_tensor_view_t& out = call->outputs[0];
+    std::memcpy(Bytes(out), Bytes(x), NumBytes(x));
+    AllReduceInPlace(comm, reinterpret_cast<T*>(Bytes(out)),
+                     static_cast<size_t>(plugin::NumElements(out)),
+                     *plugin::ParseReduction(ReductionName(call)));
+  });
+}
+
+template <sy_dtype_t D>
+sy_error_t* ReduceScatterKernel(const sy_kernel_call_t* call) {
+  using T = plugin::CType<D>;
+  return RunCollective(call, col::kReduceScatter, [&](GlooComm& comm) {
+    const sy_tensor_view_t& x = call->inputs[0];
+    const sy_tensor_view_t& out = call->outputs[0];
+    const size_t n = static_cast<size_t>(plugin::NumElements(x));
+    std::vector<T> all(n);
+    std::memcpy(all.data(), Bytes(x), NumBytes(x));
+    AllReduceInPlace(comm, all.data(), n,
+                     *plugin::ParseReduction(ReductionName(call)));
+    const size_t share = n / static_cast<size_t>(comm.size);
+    std::memcpy(Bytes(out), all.data() + share * comm.rank, share * sizeof(T));
+  });
+}
+
+sy_error_t* AllGatherKernel(const sy_kernel_call_t* call) {
+  return RunCollective(call, col::kAllGather, [&](GlooComm& comm) {
+    const sy_tensor_view_t& x = call->inputs[0];
+    const size_t bytes = NumBytes(x);
+    if (bytes == 0) return;
+    gloo::AllgatherOptions opts(comm.context);
+    opts.setInput(reinterpret_cast<uint8_t*>(Bytes(x)), bytes);
+    opts.setOutput(reinterpret_cast<uint8_t*>(Bytes(call->outputs[0])),
+                   bytes * static_cast<size_t>(comm.size));
+    opts.setTag(comm.next_tag++);
+    opts.setTimeout(comm.timeout);
+    gloo::allgather(opts);
+  });
+}
+
+sy_error_t* BroadcastKernel(const sy_kernel_call_t* call) {
+  return RunCollective(call, col::kBroadcast, [&](GlooComm& comm) {
+    const sy_tensor_view_t& x = call->inputs[0];
+    const sy_tensor_view_t& out = call->outputs[0];
+    const int root = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
+    const size_t bytes = NumBytes(x);
+    if (comm.rank == root) std::memcpy(Bytes(out), Bytes(x), bytes);
+    if (bytes == 0) return;
+    gloo::BroadcastOptions opts(comm.context);
+    opts.setOutput(reinterpret_cast<uint8_t*>(Bytes(out)), bytes);
+    opts.setRoot(root);
+    opts.setTag(comm.next_tag++);
+    opts.setTimeout(comm.timeout);
+    gloo::broadcast(opts);
+  });
+}
+
+// Gloo's waits return false when they time out.
+void CheckWait(bool done, std::string_view what, int peer,
+               std::chrono::milliseconds timeout) {
+  if (!done) {
+    throw gloo::IoException(plugin::StrCat("Timed out after ", timeout.count(),
+                                           " ms waiting to ", what, " rank ",
+                                           peer));
+  }
+}
+
+sy_error_t* SendKernel(const sy_kernel_call_t* call) {
+  return RunCollective(call, col::kSend, [&](GlooComm& comm) {
+    const sy_tensor_view_t& x = call->inputs[0];
+    const int peer = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
+    if (NumBytes(x) == 0) return;
+    auto buffer = comm.context->createUnboundBuffer(Bytes(x), NumBytes(x));
+    buffer->send(peer, kP2PSlot);
+    CheckWait(buffer->waitSend(comm.timeout), "send to", peer, comm.timeout);
+  });
+}
+
+sy_error_t* RecvKernel(const sy_kernel_call_t* call) {
+  return RunCollective(call, col::kRecv, [&](GlooComm& comm) {
+    const sy_tensor_view_t& out = call->outputs[0];
+    const int peer = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
+    if (NumBytes(out) == 0) return;
+    auto buffer = comm.context->createUnboundBuffer(Bytes(out), NumBytes(out));
+    buffer->recv(peer, kP2PSlot);
+    CheckWait(buffer->waitRecv(comm.timeout), "receive from", peer,
+              comm.timeout);
+  });
+}
+
+sy_error_t* BarrierKernel(const sy_kernel_call_t* call) {
+  return RunCollective(call, col::kBarrier, [&](GlooComm& comm) {
+    gloo::BarrierOptions opts(comm.context);
+    opts.setTag(comm.next_tag++);
+    opts.setTimeout(comm.timeout);
+    gloo::barrier(opts);
+  });
+}
+
+}  // namespace
+
+std::span<const plugin::KernelSpec> CollectiveKernels() {
+  static const KernelList list = [] {
+    KernelList l;
+    // Reductions take every dtype but bool (the shape functions say so).
+    ForEachDtype(AllDtypes{}, [&]<sy_dtype_t D> {
+      if constexpr (D != SY_DTYPE_BOOL) {
+        l.Add(col::kAllReduce, DtypeList<D>, AllReduceKernel<D>);
+        l.Add(col::kReduceScatter, DtypeList<D>, ReduceScatterKernel<D>);
+      }
+    });
+    ForEachDtype(AllDtypes{}, [&]<sy_dtype_t D> {
+      l.Add(col::kAllGather, DtypeList<D>, AllGatherKernel);
+      l.Add(col::kBroadcast, DtypeList<D>, BroadcastKernel);
+      l.Add(col::kSend, DtypeList<D>, SendKernel);
+    });
+    l.Add(col::kRecv, std::span<const sy_dtype_t>(), RecvKernel);
+    l.Add(col::kBarrier, std::span<const sy_dtype_t>(), BarrierKernel);
+    return l;
+  }();
+  return list.specs();
+}
+
+}  // namespace sy::cpu
