@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include "context_functions.h"
+#include "distributed_functions.h"
 #include "context_object.h"
 #include "dlpack_capsules.h"
 #include "globals.h"
@@ -132,7 +133,8 @@ PyMODINIT_FUNC PyInit__C() {
   if (!module) return nullptr;
   g.str_out = PyUnicode_InternFromString("out");
   if (g.str_out == nullptr || !AddFunctions(module.get(), g_module_functions) ||
-      !AddFunctions(module.get(), g_context_functions) || !AddTensorType(module.get()) ||
+      !AddFunctions(module.get(), g_context_functions) ||
+      !AddFunctions(module.get(), g_distributed_functions) || !AddTensorType(module.get()) ||
       !AddContextType(module.get()) || !AddOpTypes(module.get())) {
     return nullptr;
   }
