@@ -4,6 +4,15 @@
 // as torch.distributed's Gloo backend does (Gloo's own reduce-scatter takes
 // only sum and product of float vectors). avg is a sum divided by the
 // world size afterwards (integers divide truncating, as NCCL's ncclAvg).
+//
+// Note [Gloo call agreement]: Gloo ends the process (an enforce on its I/O
+// thread) when two ranks pass buffers of different sizes to one
+// operation. So before each collective the ranks all-gather a 32-byte
+// header (op, dtype, elements, reduction, root) and refuse the call, all of
+// them alike, when the headers differ; send and recv exchange the header
+// and an answer before the data. It costs one small message per call — the
+// price of an error instead of a crash on cpu. (NCCL has no such failure:
+// the cuda plugin does not check.)
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -32,6 +41,79 @@ constexpr std::string_view kPlugin = "cpu plugin";
 // Send/recv buffers' slot: above every slot Gloo's collectives derive from
 // their tags (Slot::build puts a prefix byte under bit 56).
 constexpr uint64_t kP2PSlot = uint64_t{1} << 62;
+
+// What one rank calls (Note [Gloo call agreement]).
+struct Header {
+  uint32_t magic = 0x53594331;  // "SYC1"
+  uint32_t op = 0;              // index into kOpNames
+  int32_t dtype = 0;
+  int32_t reduction = -1;
+  int64_t elements = 0;
+  int64_t root = -1;
+  bool operator==(const Header&) const = default;
+};
+static_assert(sizeof(Header) == 32);
+
+constexpr std::string_view kOpNames[] = {col::kAllReduce, col::kAllGather,
+                                         col::kReduceScatter, col::kBroadcast,
+                                         col::kSend, col::kBarrier};
+constexpr std::string_view kReductionNames[] = {"sum", "prod", "max", "min",
+                                                "avg"};
+
+std::string Describe(const Header& h) {
+  if (h.magic != Header{}.magic || h.op >= std::size(kOpNames)) {
+    return "something that is not a Switchyard collective";
+  }
+  std::string text(kOpNames[h.op]);
+  if (h.reduction >= 0 && h.reduction < 5) {
+    text = plugin::StrCat(text, "(", kReductionNames[h.reduction], ")");
+  }
+  if (h.op == 5) return text;  // barrier
+  text = plugin::StrCat(text, " of ", h.elements, " ",
+                        plugin::DtypeName(static_cast<sy_dtype_t>(h.dtype)));
+  if (h.root >= 0) text = plugin::StrCat(text, h.op == 4 ? " for rank " : " from root ", h.root);
+  return text;
+}
+
+Header MakeHeader(std::string_view op, const sy_tensor_view_t* x,
+                  int reduction, int64_t root) {
+  Header h;
+  h.op = static_cast<uint32_t>(
+      std::find(std::begin(kOpNames), std::end(kOpNames), op) - std::begin(kOpNames));
+  if (x != nullptr) {
+    h.dtype = static_cast<int32_t>(x->dtype);
+    h.elements = plugin::NumElements(*x);
+  }
+  h.reduction = reduction;
+  h.root = root;
+  return h;
+}
+
+// Thrown when the ranks disagree; every rank throws it for the same call,
+// so the communicator stays usable.
+struct Disagreement {
+  std::string what;
+};
+
+void Agree(GlooComm& comm, const Header& mine) {
+  std::vector<Header> all(static_cast<size_t>(comm.size));
+  gloo::AllgatherOptions opts(comm.context);
+  opts.setInput(const_cast<Header*>(&mine), 1);
+  opts.setOutput(all.data(), all.size());
+  opts.setTag(comm.next_tag++);
+  opts.setTimeout(comm.timeout);
+  gloo::allgather(opts);
+  for (const Header& theirs : all) {
+    if (theirs == mine) continue;
+    std::string list;
+    for (size_t r = 0; r < all.size(); ++r) {
+      list = plugin::StrCat(list, r == 0 ? "" : ", ", "rank ", r, " ",
+                            Describe(all[r]));
+    }
+    throw Disagreement{plugin::StrCat("the ranks called different "
+                                      "collectives: ", list)};
+  }
+}
 
 char* Bytes(const sy_tensor_view_t& v) {
   return static_cast<char*>(v.data) + v.byte_offset;
@@ -83,6 +165,13 @@ sy_error_t* RunCollective(const sy_kernel_call_t* call, std::string_view op,
     try {
       body(comm);
       return nullptr;
+    } catch (const Disagreement& d) {
+      return plugin::MakeError(
+          SY_STATUS_FAILED_PRECONDITION,
+          plugin::StrCat(kPlugin, ": ", plugin::DescribeCall(site, *ref, "gloo"),
+                         ": ", d.what, "; every rank must call the same "
+                         "collectives in the same order with the same shapes "
+                         "and dtypes"));
     } catch (const gloo::Exception& e) {
       comm.broken = e.what();
       const bool timed_out =
@@ -168,10 +257,11 @@ sy_error_t* AllReduceKernel(const sy_kernel_call_t* call) {
   return RunCollective(call, col::kAllReduce, [&](GlooComm& comm) {
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t& out = call->outputs[0];
+    const Reduction r = *plugin::ParseReduction(ReductionName(call));
+    Agree(comm, MakeHeader(col::kAllReduce, &x, static_cast<int>(r), -1));
     std::memcpy(Bytes(out), Bytes(x), NumBytes(x));
     AllReduceInPlace(comm, reinterpret_cast<T*>(Bytes(out)),
-                     static_cast<size_t>(plugin::NumElements(out)),
-                     *plugin::ParseReduction(ReductionName(call)));
+                     static_cast<size_t>(plugin::NumElements(out)), r);
   });
 }
 
@@ -182,10 +272,11 @@ sy_error_t* ReduceScatterKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t& out = call->outputs[0];
     const size_t n = static_cast<size_t>(plugin::NumElements(x));
+    const Reduction r = *plugin::ParseReduction(ReductionName(call));
+    Agree(comm, MakeHeader(col::kReduceScatter, &x, static_cast<int>(r), -1));
     std::vector<T> all(n);
     std::memcpy(all.data(), Bytes(x), NumBytes(x));
-    AllReduceInPlace(comm, all.data(), n,
-                     *plugin::ParseReduction(ReductionName(call)));
+    AllReduceInPlace(comm, all.data(), n, r);
     const size_t share = n / static_cast<size_t>(comm.size);
     std::memcpy(Bytes(out), all.data() + share * comm.rank, share * sizeof(T));
   });
@@ -195,6 +286,7 @@ sy_error_t* AllGatherKernel(const sy_kernel_call_t* call) {
   return RunCollective(call, col::kAllGather, [&](GlooComm& comm) {
     const sy_tensor_view_t& x = call->inputs[0];
     const size_t bytes = NumBytes(x);
+    Agree(comm, MakeHeader(col::kAllGather, &x, -1, -1));
     if (bytes == 0) return;
     gloo::AllgatherOptions opts(comm.context);
     opts.setInput(reinterpret_cast<uint8_t*>(Bytes(x)), bytes);
@@ -212,6 +304,7 @@ sy_error_t* BroadcastKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t& out = call->outputs[0];
     const int root = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
     const size_t bytes = NumBytes(x);
+    Agree(comm, MakeHeader(col::kBroadcast, &x, -1, root));
     if (comm.rank == root) std::memcpy(Bytes(out), Bytes(x), bytes);
     if (bytes == 0) return;
     gloo::BroadcastOptions opts(comm.context);
@@ -233,14 +326,36 @@ void CheckWait(bool done, std::string_view what, int peer,
   }
 }
 
+void SendBytes(GlooComm& comm, void* data, size_t size, int peer,
+               uint64_t slot) {
+  auto buffer = comm.context->createUnboundBuffer(data, size);
+  buffer->send(peer, slot);
+  CheckWait(buffer->waitSend(comm.timeout), "send to", peer, comm.timeout);
+}
+
+void RecvBytes(GlooComm& comm, void* data, size_t size, int peer,
+               uint64_t slot) {
+  auto buffer = comm.context->createUnboundBuffer(data, size);
+  buffer->recv(peer, slot);
+  CheckWait(buffer->waitRecv(comm.timeout), "receive from", peer,
+            comm.timeout);
+}
+
+// The sender's header, then the receiver's answer (what it expects), then
+// the data when they agree (Note [Gloo call agreement]).
 sy_error_t* SendKernel(const sy_kernel_call_t* call) {
   return RunCollective(call, col::kSend, [&](GlooComm& comm) {
     const sy_tensor_view_t& x = call->inputs[0];
     const int peer = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
-    if (NumBytes(x) == 0) return;
-    auto buffer = comm.context->createUnboundBuffer(Bytes(x), NumBytes(x));
-    buffer->send(peer, kP2PSlot);
-    CheckWait(buffer->waitSend(comm.timeout), "send to", peer, comm.timeout);
+    Header mine = MakeHeader(col::kSend, &x, -1, peer), theirs;
+    SendBytes(comm, &mine, sizeof mine, peer, kP2PSlot);
+    RecvBytes(comm, &theirs, sizeof theirs, peer, kP2PSlot + 1);
+    if (!(theirs == mine)) {
+      throw Disagreement{plugin::StrCat("this rank sends ", Describe(mine),
+                                        " but rank ", peer, " receives ",
+                                        Describe(theirs))};
+    }
+    if (NumBytes(x) > 0) SendBytes(comm, Bytes(x), NumBytes(x), peer, kP2PSlot + 2);
   });
 }
 
@@ -248,20 +363,24 @@ sy_error_t* RecvKernel(const sy_kernel_call_t* call) {
   return RunCollective(call, col::kRecv, [&](GlooComm& comm) {
     const sy_tensor_view_t& out = call->outputs[0];
     const int peer = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
-    if (NumBytes(out) == 0) return;
-    auto buffer = comm.context->createUnboundBuffer(Bytes(out), NumBytes(out));
-    buffer->recv(peer, kP2PSlot);
-    CheckWait(buffer->waitRecv(comm.timeout), "receive from", peer,
-              comm.timeout);
+    Header expected = MakeHeader(col::kSend, &out, -1, comm.rank), theirs;
+    RecvBytes(comm, &theirs, sizeof theirs, peer, kP2PSlot);
+    SendBytes(comm, &expected, sizeof expected, peer, kP2PSlot + 1);
+    if (!(theirs == expected)) {
+      throw Disagreement{plugin::StrCat("this rank receives ",
+                                        Describe(expected), " but rank ", peer,
+                                        " sends ", Describe(theirs))};
+    }
+    if (NumBytes(out) > 0) {
+      RecvBytes(comm, Bytes(out), NumBytes(out), peer, kP2PSlot + 2);
+    }
   });
 }
 
 sy_error_t* BarrierKernel(const sy_kernel_call_t* call) {
+  // The agreement's all-gather is itself a barrier.
   return RunCollective(call, col::kBarrier, [&](GlooComm& comm) {
-    gloo::BarrierOptions opts(comm.context);
-    opts.setTag(comm.next_tag++);
-    opts.setTimeout(comm.timeout);
-    gloo::barrier(opts);
+    Agree(comm, MakeHeader(col::kBarrier, nullptr, -1, -1));
   });
 }
 
