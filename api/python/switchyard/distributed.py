@@ -27,15 +27,16 @@ class Communicator:
 
     def __init__(self, device, handle):
         self.device = device
-        self._comm_handle = handle
+        self._comm_handle = handle  # kept after close: the library calls it stale
+        self._closed = False
         (self.rank, self.world_size, _, self.engine, self.rendezvous,
          timeout_ms) = _C.communicator_info(handle)
         self.timeout = timeout_ms / 1000.0
 
     def close(self):
-        handle, self._comm_handle = self._comm_handle, 0
-        if handle:
-            _C.communicator_destroy(handle)
+        if not self._closed:
+            self._closed = True
+            _C.communicator_destroy(self._comm_handle)
 
     def __enter__(self):
         return self
