@@ -115,31 +115,8 @@ void Agree(GlooComm& comm, const Header& mine) {
   }
 }
 
-char* Bytes(const sy_tensor_view_t& v) {
-  return static_cast<char*>(v.data) + v.byte_offset;
-}
-
-size_t NumBytes(const sy_tensor_view_t& v) {
-  return static_cast<size_t>(plugin::NumElements(v)) *
-         plugin::DtypeSize(v.dtype);
-}
-
-sy_error_t* RequireContiguous(const sy_kernel_call_t* call, KernelSite site) {
-  for (int32_t i = 0; i < call->num_inputs; ++i) {
-    if (!plugin::IsContiguous(call->inputs[i])) {
-      return plugin::OpError(site, "input 'x' is not contiguous; the engines "
-                                   "read whole buffers: call contiguous() "
-                                   "first");
-    }
-  }
-  for (int32_t i = 0; i < call->num_outputs; ++i) {
-    if (!plugin::IsContiguous(call->outputs[i])) {
-      return plugin::OpError(site, "the output is not contiguous; pass a "
-                                   "contiguous output tensor");
-    }
-  }
-  return nullptr;
-}
+using plugin::BufferOf;
+using plugin::BytesOf;
 
 // Runs `body(comm, ref)` holding the communicator, turning Gloo's
 // exceptions into errors and marking the communicator broken after one
@@ -152,7 +129,7 @@ sy_error_t* RunCollective(const sy_kernel_call_t* call, std::string_view op,
     const sy_communicator_ref_t* ref = nullptr;
     SY_PLUGIN_RETURN_IF_ERROR(
         plugin::ReadCommunicator(call, site, &kCpuCollectivesExtension, ref));
-    SY_PLUGIN_RETURN_IF_ERROR(RequireContiguous(call, site));
+    SY_PLUGIN_RETURN_IF_ERROR(plugin::RequireContiguous(call, site));
     auto& comm = *static_cast<GlooComm*>(ref->handle);
     std::lock_guard<std::mutex> lock(comm.mu);
     if (!comm.broken.empty()) {
@@ -259,8 +236,8 @@ sy_error_t* AllReduceKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t& out = call->outputs[0];
     const Reduction r = *plugin::ParseReduction(ReductionName(call));
     Agree(comm, MakeHeader(col::kAllReduce, &x, static_cast<int>(r), -1));
-    std::memcpy(Bytes(out), Bytes(x), NumBytes(x));
-    AllReduceInPlace(comm, reinterpret_cast<T*>(Bytes(out)),
+    std::memcpy(BufferOf(out), BufferOf(x), BytesOf(x));
+    AllReduceInPlace(comm, reinterpret_cast<T*>(BufferOf(out)),
                      static_cast<size_t>(plugin::NumElements(out)), r);
   });
 }
@@ -275,22 +252,22 @@ sy_error_t* ReduceScatterKernel(const sy_kernel_call_t* call) {
     const Reduction r = *plugin::ParseReduction(ReductionName(call));
     Agree(comm, MakeHeader(col::kReduceScatter, &x, static_cast<int>(r), -1));
     std::vector<T> all(n);
-    std::memcpy(all.data(), Bytes(x), NumBytes(x));
+    std::memcpy(all.data(), BufferOf(x), BytesOf(x));
     AllReduceInPlace(comm, all.data(), n, r);
     const size_t share = n / static_cast<size_t>(comm.size);
-    std::memcpy(Bytes(out), all.data() + share * comm.rank, share * sizeof(T));
+    std::memcpy(BufferOf(out), all.data() + share * comm.rank, share * sizeof(T));
   });
 }
 
 sy_error_t* AllGatherKernel(const sy_kernel_call_t* call) {
   return RunCollective(call, col::kAllGather, [&](GlooComm& comm) {
     const sy_tensor_view_t& x = call->inputs[0];
-    const size_t bytes = NumBytes(x);
+    const size_t bytes = BytesOf(x);
     Agree(comm, MakeHeader(col::kAllGather, &x, -1, -1));
     if (bytes == 0) return;
     gloo::AllgatherOptions opts(comm.context);
-    opts.setInput(reinterpret_cast<uint8_t*>(Bytes(x)), bytes);
-    opts.setOutput(reinterpret_cast<uint8_t*>(Bytes(call->outputs[0])),
+    opts.setInput(reinterpret_cast<uint8_t*>(BufferOf(x)), bytes);
+    opts.setOutput(reinterpret_cast<uint8_t*>(BufferOf(call->outputs[0])),
                    bytes * static_cast<size_t>(comm.size));
     opts.setTag(comm.next_tag++);
     opts.setTimeout(comm.timeout);
@@ -303,12 +280,12 @@ sy_error_t* BroadcastKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t& out = call->outputs[0];
     const int root = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
-    const size_t bytes = NumBytes(x);
+    const size_t bytes = BytesOf(x);
     Agree(comm, MakeHeader(col::kBroadcast, &x, -1, root));
-    if (comm.rank == root) std::memcpy(Bytes(out), Bytes(x), bytes);
+    if (comm.rank == root) std::memcpy(BufferOf(out), BufferOf(x), bytes);
     if (bytes == 0) return;
     gloo::BroadcastOptions opts(comm.context);
-    opts.setOutput(reinterpret_cast<uint8_t*>(Bytes(out)), bytes);
+    opts.setOutput(reinterpret_cast<uint8_t*>(BufferOf(out)), bytes);
     opts.setRoot(root);
     opts.setTag(comm.next_tag++);
     opts.setTimeout(comm.timeout);
@@ -355,7 +332,7 @@ sy_error_t* SendKernel(const sy_kernel_call_t* call) {
                                         " but rank ", peer, " receives ",
                                         Describe(theirs))};
     }
-    if (NumBytes(x) > 0) SendBytes(comm, Bytes(x), NumBytes(x), peer, kP2PSlot + 2);
+    if (BytesOf(x) > 0) SendBytes(comm, BufferOf(x), BytesOf(x), peer, kP2PSlot + 2);
   });
 }
 
@@ -371,8 +348,8 @@ sy_error_t* RecvKernel(const sy_kernel_call_t* call) {
                                         Describe(expected), " but rank ", peer,
                                         " sends ", Describe(theirs))};
     }
-    if (NumBytes(out) > 0) {
-      RecvBytes(comm, Bytes(out), NumBytes(out), peer, kP2PSlot + 2);
+    if (BytesOf(out) > 0) {
+      RecvBytes(comm, BufferOf(out), BytesOf(out), peer, kP2PSlot + 2);
     }
   });
 }

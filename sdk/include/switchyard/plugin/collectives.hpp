@@ -15,6 +15,7 @@
 #include "switchyard/plugin.h"
 #include "switchyard/plugin/errors.hpp"
 #include "switchyard/plugin/kernels.hpp"
+#include "switchyard/plugin/views.hpp"
 
 namespace sy::plugin {
 
@@ -71,6 +72,34 @@ inline sy_error_t* ReadCommunicator(const sy_kernel_call_t* call,
                                 "); call the op on that plugin's device"));
   }
   out = a.value.comm;
+  return nullptr;
+}
+
+// A view's first byte and its size in bytes (the engines move whole
+// buffers).
+inline char* BufferOf(const sy_tensor_view_t& v) noexcept {
+  return static_cast<char*>(v.data) + v.byte_offset;
+}
+inline size_t BytesOf(const sy_tensor_view_t& v) noexcept {
+  return static_cast<size_t>(NumElements(v)) * DtypeSize(v.dtype);
+}
+
+// Engines read and write whole buffers: every view of the call must be
+// contiguous.
+inline sy_error_t* RequireContiguous(const sy_kernel_call_t* call,
+                                     KernelSite site) {
+  for (int32_t i = 0; i < call->num_inputs; ++i) {
+    if (!IsContiguous(call->inputs[i])) {
+      return OpError(site, "input 'x' is not contiguous; collectives move "
+                           "whole buffers: call contiguous() first");
+    }
+  }
+  for (int32_t i = 0; i < call->num_outputs; ++i) {
+    if (!IsContiguous(call->outputs[i])) {
+      return OpError(site, "the output is not contiguous; pass a contiguous "
+                           "output tensor");
+    }
+  }
   return nullptr;
 }
 
