@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -248,5 +249,137 @@ TEST(CollectivesJob, TwoForkedRanksSumAgainstFloat64) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
+
+// ---- cuda (NCCL): run where the machine has the GPUs, skipped elsewhere ----
+
+namespace cuda {
+
+constexpr int kSkip = 77;  // a rank found no such device
+
+// Runs `rank_main(rank)` in `n` forked children (the parent never touches
+// CUDA: a child of a process that did cannot use it) and returns their exit
+// codes.
+template <class F>
+std::vector<int> ForkRanks(int n, F rank_main) {
+  std::vector<pid_t> pids;
+  for (int r = 0; r < n; ++r) {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(rank_main(r));
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return codes;
+}
+
+// One rank on cuda:<rank>: all_reduce (sum, avg), all_gather, broadcast,
+// reduce_scatter and barrier of random f32 data, against the float64
+// results of every rank's inputs (seeded by rank). Exit code 0 when right.
+int CudaRank(int rank, int world, const std::string& rendezvous) {
+  const std::string cuda_manifest = std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json";
+  if (access(cuda_manifest.c_str(), R_OK) != 0) return kSkip;
+  sy_context_t context = MakeContext({CpuManifest(), cuda_manifest});
+  sy_device_handle_t gpu = nullptr;
+  const std::string spec = "cuda:" + std::to_string(rank);
+  if (sy_device_find(context, spec.c_str(), &gpu) != SY_STATUS_OK) {
+    sy_context_destroy(context);
+    return kSkip;
+  }
+  sy_communicator_args_t args;
+  sy_communicator_args_init(&args);
+  args.device = gpu;
+  args.rank = rank;
+  args.world_size = world;
+  args.rendezvous = rendezvous.c_str();
+  args.timeout_ms = 60000;
+  sy_communicator_t comm = nullptr;
+  if (sy_communicator_create(&args, &comm) != SY_STATUS_OK) {
+    std::fprintf(stderr, "rank %d: %s\n", rank, sy_last_error_message());
+    return 10;
+  }
+  constexpr int kN = 4096;
+  std::vector<std::vector<float>> inputs;
+  for (int r = 0; r < world; ++r) inputs.push_back(RandomFloats(kN, 500 + r));
+  sy_tensor_t x = F32(gpu, {kN}, inputs[rank]);
+  auto call = [&](const char* name, std::vector<sy_attr_t> attrs, int64_t n,
+                  auto want) -> int {
+    sy_op_t op = nullptr;
+    sy_op_find(context, name, &op);
+    sy_tensor_t y = nullptr;
+    if (sy_op_call(op, &x, 1, attrs.data(), static_cast<int32_t>(attrs.size()), &y, 1) !=
+        SY_STATUS_OK) {
+      std::fprintf(stderr, "rank %d: %s: %s\n", rank, name, sy_last_error_message());
+      return 11;
+    }
+    std::vector<float> out(static_cast<size_t>(n));
+    sy_tensor_to_host(y, out.data(), out.size() * sizeof(float));
+    sy_tensor_release(y);
+    for (int64_t i = 0; i < n; ++i) {
+      const double w = want(i);
+      if (std::fabs(out[i] - w) > 1e-5 * (1 + std::fabs(w))) {
+        std::fprintf(stderr, "rank %d: %s[%lld] = %g, want %g\n", rank, name,
+                     static_cast<long long>(i), out[i], w);
+        return 12;
+      }
+    }
+    return 0;
+  };
+  auto sum = [&](int64_t i) {
+    double s = 0;
+    for (const auto& in : inputs) s += in[i];
+    return s;
+  };
+  const sy_attr_t c = sy_attr_communicator(comm);
+  int code = call("all_reduce", {c, Str("sum")}, kN, sum);
+  if (code == 0) code = call("all_reduce", {c, Str("avg")}, kN,
+                             [&](int64_t i) { return sum(i) / world; });
+  if (code == 0) code = call("all_gather", {c}, kN * world, [&](int64_t i) {
+    return static_cast<double>(inputs[i / kN][i % kN]);
+  });
+  sy_attr_t root{};
+  root.kind = SY_ATTR_INT;
+  root.value.i = world - 1;
+  if (code == 0) code = call("broadcast", {c, root}, kN, [&](int64_t i) {
+    return static_cast<double>(inputs[world - 1][i]);
+  });
+  const int64_t share = kN / world;
+  if (code == 0) code = call("reduce_scatter", {c, Str("sum")}, share,
+                             [&](int64_t i) { return sum(rank * share + i); });
+  sy_op_t barrier = nullptr;
+  sy_op_find(context, "barrier", &barrier);
+  sy_tensor_t token = nullptr;
+  if (code == 0 && sy_op_call(barrier, nullptr, 0, &c, 1, &token, 1) != SY_STATUS_OK) {
+    code = 13;
+  }
+  if (token != nullptr) sy_tensor_release(token);
+  if (code == 0 && sy_device_synchronize(gpu) != SY_STATUS_OK) code = 14;
+  sy_tensor_release(x);
+  sy_communicator_destroy(comm);
+  sy_context_destroy(context);
+  return code;
+}
+
+void ExpectRanks(const std::vector<int>& codes) {
+  for (int code : codes) {
+    if (code == kSkip) GTEST_SKIP() << "needs " << codes.size() << " CUDA device(s)";
+  }
+  for (size_t r = 0; r < codes.size(); ++r) EXPECT_EQ(codes[r], 0) << "rank " << r;
+}
+
+TEST(CudaCollectives, OneRankOnCuda0) {
+  const std::string rendezvous = FreshDir();
+  ExpectRanks(ForkRanks(1, [&](int r) { return CudaRank(r, 1, rendezvous); }));
+}
+
+TEST(CudaCollectives, TwoRanksOnCuda0AndCuda1) {
+  const std::string rendezvous = FreshDir();
+  ExpectRanks(ForkRanks(2, [&](int r) { return CudaRank(r, 2, rendezvous); }));
+}
+
+}  // namespace cuda
 
 }  // namespace
