@@ -1050,4 +1050,7 @@ class Context {
 
 }  // namespace sy
 
+// The areas split into headers of their own (since 1.2).
+#include "switchyard/distributed.hpp"  // sy::Communicator
+
 #endif  // SWITCHYARD_SWITCHYARD_HPP_

@@ -2,8 +2,10 @@
 // watchdog] in nccl_comm.h), destroyed after their work.
 #include "collectives/nccl_comm.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 
 #include "cuda_util.h"
 #include "switchyard/gpu/kernel_util.h"
@@ -29,8 +31,18 @@ class DeviceScope {
   int saved_ = 0;
 };
 
+// NVLink multicast (NVLS) stays off unless the user turns it on: on shared
+// hosts a program that uses it can put the GPUs out of service for others
+// (docs/distributed.md#nvlink-multicast). NCCL reads the variable at its
+// first communicator; set once, never overwriting the user's value.
+void KeepMulticastOff() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("NCCL_NVLS_ENABLE", "0", /*overwrite=*/0); });
+}
+
 sy_error_t* CommCreate(void*, sy_comm_create_args_t* args) {
   return plugin::Guard(kWhere, [&]() -> sy_error_t* {
+    KeepMulticastOff();
     std::string why_not;
     const NcclLibrary* lib = NcclLibrary::Get(&why_not);
     if (lib == nullptr) {
