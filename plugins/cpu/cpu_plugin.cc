@@ -50,12 +50,10 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
         plugin::RegisterKernels(host, context, "cpu", family));
   }
 #if defined(SY_CPU_HAVE_GLOO)
-  // The collective ops (collectives/gloo_comm.h): a host older than ABI 1.2
-  // has no such ops, so they are registered only for a newer one.
-  if (host->abi_minor >= 2) {
-    SY_PLUGIN_RETURN_IF_ERROR(
-        plugin::RegisterKernels(host, context, "cpu", CollectiveKernels()));
-  }
+  // The collective ops (collectives/gloo_comm.h; the plugin answers ABI
+  // 1.2, so the host has them).
+  SY_PLUGIN_RETURN_IF_ERROR(
+      plugin::RegisterKernels(host, context, "cpu", CollectiveKernels()));
 #endif
   return nullptr;
 }

@@ -58,14 +58,13 @@ constexpr sy_plugin_option_t kOptions[] = {
              "recently used evicted first)"},
 };
 
-// The collective ops through NCCL (collectives/nccl_comm.h), for a host
-// that has them (ABI 1.2). NCCL is opened here to say in the load record
+// The collective ops through NCCL (collectives/nccl_comm.h; the plugin
+// answers ABI 1.2, so the host has them). NCCL is opened here to say in the load record
 // whether communicators can be made; the kernels are registered either way
 // (without NCCL no communicator can reach them).
 sy_error_t* RegisterCollectives(const sy_host_api_t* host,
                                 sy_host_context_t* context) {
 #if defined(SY_CUDA_HAVE_NCCL)
-  if (host->abi_minor < 2) return nullptr;
   std::string why_not;
   if (const NcclLibrary* nccl = NcclLibrary::Get(&why_not)) {
     Log(host, context, SY_LOG_INFO,
