@@ -74,7 +74,8 @@ struct PluginStore {
         s->store->Get(key, s->DeadlineFor(timeout_ms));
     if (!value.ok()) return ErrorFromStatus(value.status());
     *out_size = value->size();
-    std::memcpy(buffer, value->data(), std::min(capacity, value->size()));
+    const size_t n = std::min(capacity, value->size());
+    if (n > 0) std::memcpy(buffer, value->data(), n);
     return nullptr;
   }
 

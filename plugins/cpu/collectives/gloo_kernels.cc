@@ -236,7 +236,7 @@ sy_error_t* AllReduceKernel(const sy_kernel_call_t* call) {
     const sy_tensor_view_t& out = call->outputs[0];
     const Reduction r = *plugin::ParseReduction(ReductionName(call));
     Agree(comm, MakeHeader(col::kAllReduce, &x, static_cast<int>(r), -1));
-    std::memcpy(BufferOf(out), BufferOf(x), BytesOf(x));
+    if (BytesOf(x) > 0) std::memcpy(BufferOf(out), BufferOf(x), BytesOf(x));
     AllReduceInPlace(comm, reinterpret_cast<T*>(BufferOf(out)),
                      static_cast<size_t>(plugin::NumElements(out)), r);
   });
@@ -251,6 +251,7 @@ sy_error_t* ReduceScatterKernel(const sy_kernel_call_t* call) {
     const size_t n = static_cast<size_t>(plugin::NumElements(x));
     const Reduction r = *plugin::ParseReduction(ReductionName(call));
     Agree(comm, MakeHeader(col::kReduceScatter, &x, static_cast<int>(r), -1));
+    if (n == 0) return;
     std::vector<T> all(n);
     std::memcpy(all.data(), BufferOf(x), BytesOf(x));
     AllReduceInPlace(comm, all.data(), n, r);
@@ -282,8 +283,8 @@ sy_error_t* BroadcastKernel(const sy_kernel_call_t* call) {
     const int root = static_cast<int>(call->attrs[col::kSecondAttr].value.i);
     const size_t bytes = BytesOf(x);
     Agree(comm, MakeHeader(col::kBroadcast, &x, -1, root));
-    if (comm.rank == root) std::memcpy(BufferOf(out), BufferOf(x), bytes);
     if (bytes == 0) return;
+    if (comm.rank == root) std::memcpy(BufferOf(out), BufferOf(x), bytes);
     gloo::BroadcastOptions opts(comm.context);
     opts.setOutput(reinterpret_cast<uint8_t*>(BufferOf(out)), bytes);
     opts.setRoot(root);
