@@ -297,7 +297,7 @@ TEST(SchemaParserTest, BadSchemasGetExactMessages) {
       {"f(Tensor a, Foo b) -> Tensor",
        "schema 'f(Tensor a, Foo b) -> Tensor': at column 13: expected an "
        "argument type (one of Tensor, Tensor[], int, int[], float, bool, "
-       "Scalar, str, ScalarType), found 'Foo'"},
+       "Scalar, str, ScalarType, Communicator), found 'Foo'"},
       {"f(Tensor a, Tensor) -> Tensor",
        "schema 'f(Tensor a, Tensor) -> Tensor': at column 19: expected an "
        "argument name after 'Tensor', found ')'"},

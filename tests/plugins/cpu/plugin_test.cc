@@ -48,7 +48,8 @@ TEST(CpuPluginManifestTest, SitsNextToTheLibrary) {
   EXPECT_THAT(text.str(), HasSubstr("\"name\": \"cpu\""));
   EXPECT_THAT(text.str(),
               HasSubstr("\"library\": \"" + library.filename().string()));
-  EXPECT_THAT(text.str(), HasSubstr("\"abi\": {\"major\": 1, \"minor\": 1}"));
+  EXPECT_THAT(text.str(), HasSubstr("\"abi\": {\"major\": 1, \"minor\": " +
+                                    std::to_string(SY_PLUGIN_ABI_MINOR) + "}"));
   EXPECT_THAT(text.str(), HasSubstr("\"device_types\": [\"cpu\"]"));
 }
 
