@@ -27,6 +27,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchyard/switchyard.hpp"
@@ -171,6 +172,11 @@ int main(int argc, char** argv) {
         Row(s, gather, bytes);
       })->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
     }
+  }
+  if (job.rank != 0) {  // one file: rank 0's (the others would clobber it)
+    std::erase_if(rest, [](const char* a) {
+      return std::string_view(a).rfind("--benchmark_out", 0) == 0;
+    });
   }
   int n = static_cast<int>(rest.size());
   benchmark::Initialize(&n, rest.data());
