@@ -9,7 +9,7 @@
 #include "autotune/hash.h"
 #include "dispatcher/dispatch/resolve.h"
 #include "dispatcher/registry/load_record.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::autotune {
 

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/op_registry.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 #include "switchyard/plugin/dtypes.hpp"
 
 namespace sy::autotune {

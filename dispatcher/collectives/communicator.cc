@@ -12,7 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "dispatcher/base/error.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 namespace {

@@ -12,7 +12,7 @@
 #include "dispatcher/dispatch/run.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/op_registry.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 #include "dispatcher/trace/trace.h"
 
 namespace sy::core {

@@ -11,7 +11,7 @@
 #include "dispatcher/dispatch/tuning.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 namespace {

@@ -165,6 +165,16 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
   return CopyResults(dispatcher, *bound.op, results, provided);
 }
 
+// An output the core allocates for a kernel, laid out as the op asks.
+absl::StatusOr<Tensor> NewOutput(const OpDef& op, Device& device,
+                                 const sy_tensor_meta_t& meta) {
+  if (op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4) {
+    constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
+    return Tensor::Empty(device, meta, kBlhe);
+  }
+  return Tensor::Empty(device, meta);
+}
+
 }  // namespace
 
 trace::DeviceTime*& TracedDeviceTime() {
@@ -233,7 +243,7 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
       TensorList fresh;
       if (produced != nullptr) {
         for (const sy_tensor_meta_t& meta : bound.outputs) {
-          absl::StatusOr<Tensor> out = Tensor::Empty(*bound.device, meta);
+          absl::StatusOr<Tensor> out = NewOutput(op, *bound.device, meta);
           if (!out.ok()) return out.status();
           fresh.push_back(*std::move(out));
         }

@@ -123,6 +123,7 @@ absl::StatusOr<PluginTable> CheckTable(const sy_plugin_api_t* api) {
   table.version = api->version != nullptr ? api->version : "";
   table.load = api->load;
   if (SY_STRUCT_HAS(api, sy_plugin_api_t, unload)) table.unload = api->unload;
+  if (api->abi_minor >= 1) table.extension = api->extension;
   if (api->abi_minor >= 1 && SY_STRUCT_HAS(api, sy_plugin_api_t, flags)) {
     if ((api->flags & ~SY_PLUGIN_FLAG_RESIDENT) != 0) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -283,8 +284,12 @@ absl::StatusOr<std::shared_ptr<SharedLibrary>> SharedLibrary::Open(
 SharedLibrary::~SharedLibrary() {
   // A failed Open closed its mapping itself, with LibraryMutex held.
   if (mapping_ == nullptr) return;
-  if (table_.unload != nullptr) table_.unload();
+  // The plugin's unload runs under LibraryMutex: once the last reference
+  // is gone, another thread's Open of the same file finds the entry expired
+  // and runs sy_plugin_init again on the same mapping; unload must finish
+  // before that init starts, or it would tear down the new instance's state.
   std::lock_guard<std::mutex> lock(LibraryMutex());
+  if (table_.unload != nullptr) table_.unload();
   auto& open = OpenLibraries();
   if (auto it = open.find({device_, inode_}); it != open.end() && it->second.expired()) {
     open.erase(it);

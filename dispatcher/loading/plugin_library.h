@@ -48,6 +48,10 @@ struct PluginTable {
   void (*unload)(void) = nullptr;
   uint32_t flags = 0;  // SY_PLUGIN_FLAG_* (1.1)
   std::vector<PluginOptionDecl> options;  // declared options (1.1)
+  // The table's typed extension chain (1.1; null for a 1.0 plugin, whose
+  // field was reserved): the fusion pass finds pattern kernels and fusion
+  // hooks there. Static data of the plugin: valid while it is loaded.
+  const sy_extension_t* extension = nullptr;
 };
 
 // Where a load is; each step is reported before it runs, so that a probe

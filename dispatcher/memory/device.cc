@@ -10,7 +10,7 @@
 #include "dispatcher/base/error.h"
 #include "dispatcher/base/identifier.h"
 #include "dispatcher/base/log.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 namespace {

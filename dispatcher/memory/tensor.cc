@@ -7,7 +7,7 @@
 #include "dispatcher/memory/device.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 
@@ -107,6 +107,24 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device,
   }
   return Empty(device, meta.dtype,
                absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
+}
+
+absl::StatusOr<Tensor> Tensor::Empty(Device& device,
+                                     const sy_tensor_meta_t& meta,
+                                     absl::Span<const int> order) {
+  if (order.size() != static_cast<size_t>(std::max(meta.ndim, 0))) {
+    return absl::InternalError(absl::StrCat(
+        "a dim order of ", order.size(), " dims for a tensor of rank ",
+        meta.ndim, "; this is a Switchyard bug, please report it"));
+  }
+  absl::StatusOr<Tensor> tensor = Empty(device, meta);
+  if (!tensor.ok()) return tensor.status();
+  int64_t stride = 1;
+  for (int i = meta.ndim - 1; i >= 0; --i) {
+    tensor->impl_->strides[order[i]] = stride;
+    stride *= std::max<int64_t>(meta.shape[order[i]], 1);
+  }
+  return tensor;
 }
 
 Tensor Tensor::Symbolic(Device& device, const sy_tensor_meta_t& meta) {

@@ -80,6 +80,13 @@ class Tensor {
                                       absl::Span<const int64_t> shape);
   static absl::StatusOr<Tensor> Empty(Device& device,
                                       const sy_tensor_meta_t& meta);
+  // The same, laid out densely in `order` (a permutation of the dims,
+  // outermost first): the strides of a contiguous tensor of the permuted
+  // shape, permuted back. {0, 2, 1, 3} makes a [B, H, L, E] tensor whose
+  // memory is [B, L, H, E].
+  static absl::StatusOr<Tensor> Empty(Device& device,
+                                      const sy_tensor_meta_t& meta,
+                                      absl::Span<const int> order);
 
   // Note [Symbolic tensors]: a tensor with a dtype, shape, strides and a
   // device but no memory — what a graph capture (dispatch/capture.h) hands

@@ -152,7 +152,7 @@ constexpr CoreOpDef kOps[] = {
      &Checked<EmbeddingShape>},
     {"scaled_dot_product_attention(Tensor q, Tensor k, Tensor v, "
      "Tensor? mask=None, bool causal=False, float? scale=None) -> Tensor",
-     &Checked<SdpaShape>},
+     &Checked<SdpaShape>, OpKind::kGeneral, OutputLayout::kHeadsInner},
 };
 
 }  // namespace

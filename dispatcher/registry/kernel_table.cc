@@ -9,7 +9,7 @@
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/op_registry.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 namespace {

@@ -120,6 +120,7 @@ absl::Status OpRegistry::AddCoreOps() {
     absl::StatusOr<OpDef*> op = Add(*std::move(schema), def.kind, def.shape_fn,
                                     nullptr, nullptr, "");
     if (!op.ok()) return op.status();
+    (*op)->set_output_layout(def.output_layout);
   }
   return absl::OkStatus();
 }

@@ -109,6 +109,10 @@ class OpDef {
   ViewFn view_fn() const { return view_fn_; }
   void set_view_fn(ViewFn fn) { view_fn_ = fn; }
 
+  // How the core lays out outputs it allocates; set once, before any call.
+  OutputLayout output_layout() const { return output_layout_; }
+  void set_output_layout(OutputLayout layout) { output_layout_ = layout; }
+
   // The published dispatch snapshot (may be null: no kernels yet). Read
   // lock-free on every call; written only by KernelRegistry.
   const OpDispatch* dispatch() const {
@@ -137,6 +141,7 @@ class OpDef {
   std::vector<sy_attr_t> defaults_;
   std::vector<bool> required_;
   ViewFn view_fn_ = nullptr;
+  OutputLayout output_layout_ = OutputLayout::kContiguous;
   std::atomic<DecompositionFn> decomposition_{nullptr};
   std::atomic<DecompositionApplies> applies_{nullptr};
   std::atomic<const OpDispatch*> dispatch_{nullptr};

@@ -16,7 +16,7 @@
 #include "dispatcher/registry/kernel_table.h"
 #include "dispatcher/registry/load_record.h"
 #include "dispatcher/registry/op_registry.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
 

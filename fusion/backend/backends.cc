@@ -10,19 +10,6 @@
 namespace sy::fusion {
 namespace {
 
-// The plugin table's extension chain, where the host keeps it. Today's
-// loader copies the table's fields into PluginTable without `extension`
-// (docs/fusion.md, "Where hooks hang"); once it keeps the pointer, this
-// reads it without further change here.
-template <class Table>
-const sy_extension_t* PluginChain(const Table& table) {
-  if constexpr (requires { table.extension; }) {
-    return table.extension;
-  } else {
-    return nullptr;
-  }
-}
-
 void AddFusion(Backends& out, const sy_extension_t* entry,
                const core::DeviceType* type, core::PluginInstance* plugin,
                core::DeviceManager& devices) {
@@ -145,7 +132,7 @@ Backends FindBackends(core::RuntimeState& state) {
   std::lock_guard<std::mutex> lock(state.plugins_mu);
   for (const auto& plugin : state.plugins) {
     if (plugin->library() == nullptr) continue;
-    Walk(out, PluginChain(plugin->library()->table()), nullptr, plugin.get(),
+    Walk(out, plugin->library()->table().extension, nullptr, plugin.get(),
          state.devices);
   }
   return out;

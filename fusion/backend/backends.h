@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "dispatcher/memory/device.h"
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 #include "dispatcher/registry/runtime_state.h"
 #include "switchyard/plugin.h"
 

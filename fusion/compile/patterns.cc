@@ -1,11 +1,410 @@
 #include "fusion/compile/patterns.h"
 
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <functional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "dispatcher/base/call_tracker.h"
+#include "dispatcher/base/plugin_instance.h"
+#include "dispatcher/ops/dtype.h"
+#include "fusion/compile/rebuild.h"
+
 namespace sy::fusion {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A match: graph node of each pattern node, graph value of each pattern
+// input.
+struct Match {
+  std::vector<int> nodes;
+  std::vector<int> inputs;
+};
+
+bool SameAttr(const sy_attr_t& want, const sy_attr_t& got) {
+  if (want.kind == -1) return true;  // any value
+  if (want.kind != got.kind) return false;
+  switch (want.kind) {
+    case SY_ATTR_NONE: return true;
+    case SY_ATTR_INT: return want.value.i == got.value.i;
+    case SY_ATTR_FLOAT: return want.value.f == got.value.f;
+    case SY_ATTR_BOOL: return (want.value.b != 0) == (got.value.b != 0);
+    case SY_ATTR_DTYPE: return want.value.dtype == got.value.dtype;
+    case SY_ATTR_INTS:
+      return want.value.ints.size == got.value.ints.size &&
+             std::equal(want.value.ints.data, want.value.ints.data + want.value.ints.size,
+                        got.value.ints.data);
+    case SY_ATTR_STRING:
+      return absl::string_view(want.value.str.data, want.value.str.size) ==
+             absl::string_view(got.value.str.data, got.value.str.size);
+    default: return false;
+  }
+}
+
+// Matches pattern node `p` at graph node `n`, and recursively what feeds
+// it; fills `m`. Inner nodes are checked for outside readers afterwards.
+bool MatchAt(const OpGraph& g, const sy_pattern_t& pattern, int p, int n, Match& m) {
+  const sy_pattern_node_t& want = pattern.nodes[p];
+  const Node& node = g.nodes[n];
+  if (node.dead || want.op == nullptr || node.name() != want.op) return false;
+  if (m.nodes[p] >= 0) return m.nodes[p] == n;
+  if (static_cast<int>(node.inputs.size()) != want.num_inputs || want.num_inputs > 4) {
+    return false;
+  }
+  if (want.num_attrs > 0) {
+    if (want.attrs == nullptr || node.attrs.size() < static_cast<size_t>(want.num_attrs)) {
+      return false;
+    }
+    for (int j = 0; j < want.num_attrs; ++j) {
+      if (!SameAttr(want.attrs[j], node.attrs[j])) return false;
+    }
+  }
+  m.nodes[p] = n;
+  for (int k = 0; k < want.num_inputs; ++k) {
+    const int v = node.inputs[k];
+    const int source = want.inputs[k];
+    if (source >= 0) {
+      // An earlier pattern node's output, exactly as it produced it (a
+      // view in between is not part of the pattern).
+      if (source >= p) return false;
+      const int producer = g.Producer(v);
+      if (producer < 0 || g.nodes[producer].outputs.size() != 1 ||
+          g.nodes[producer].outputs[0] != v || !MatchAt(g, pattern, source, producer, m)) {
+        return false;
+      }
+    } else {
+      const int input = -source - 1;
+      if (input >= pattern.num_inputs) return false;
+      if (m.inputs[input] >= 0 && m.inputs[input] != v) return false;
+      m.inputs[input] = v;
+    }
+  }
+  return true;
+}
+
+// Whether the match's inner results are read only inside it, it sits on
+// one device of the pattern's type, and every pattern input is bound.
+std::string WhyNotSelfContained(const OpGraph& g, const sy_pattern_t& pattern, const Match& m,
+                                const std::vector<std::vector<int>>& consumers) {
+  const Node& last = g.nodes[m.nodes.back()];
+  if (last.device == nullptr || last.device->type().name() != pattern.device_type) {
+    return "not on a device of its type";
+  }
+  for (int v : m.inputs) {
+    if (v < 0) return "an input of the pattern is not bound";
+  }
+  for (size_t p = 0; p + 1 < m.nodes.size(); ++p) {
+    if (m.nodes[p] < 0) return "a node of the pattern feeds nothing";
+    const Node& inner = g.nodes[m.nodes[p]];
+    if (inner.device != last.device) return "its ops run on different devices";
+    const int buffer = g.values[inner.outputs[0]].buffer;
+    for (int reader : consumers[buffer]) {
+      if (std::find(m.nodes.begin(), m.nodes.end(), reader) == m.nodes.end()) {
+        return absl::StrCat("the result of ", inner.name(), " is also read outside it");
+      }
+    }
+    for (const GraphOutput& out : g.outputs) {
+      if (g.values[out.value].buffer == buffer) {
+        return absl::StrCat("the result of ", inner.name(), " is a graph output");
+      }
+    }
+  }
+  return "";
+}
+
+// Real tensors with the layouts of the match's inputs, filled with 0.5:
+// what the replacement is bound, resolved and (under kMeasured) timed on.
+// (Symbolic tensors cannot be bound outside a capture.) Freed after the
+// pass, back into the device's caching allocator.
+absl::StatusOr<std::vector<core::Tensor>> ScratchInputs(core::Dispatcher& d, const OpGraph& g,
+                                                        const Match& m) {
+  core::Device& device = *g.nodes[m.nodes.back()].device;
+  absl::StatusOr<core::OpHandle> fill = d.FindOp("fill.Scalar");
+  if (!fill.ok()) return fill.status();
+  std::vector<core::Tensor> inputs;
+  for (int v : m.inputs) {
+    const Value& value = g.values[v];
+    const int64_t size = static_cast<int64_t>(core::DTypeSize(value.meta.dtype));
+    int64_t elements = static_cast<int64_t>(value.byte_offset) / size + 1;
+    for (int k = 0; k < value.meta.ndim; ++k) {
+      if (value.meta.shape[k] == 0) elements = 0;
+      if (elements > 0) elements += (value.meta.shape[k] - 1) * value.strides[k];
+    }
+    absl::StatusOr<core::Tensor> base = d.Empty(device, value.meta.dtype, {elements});
+    if (!base.ok()) return base.status();
+    absl::StatusOr<std::vector<core::Tensor>> filled = d.Call(*fill, {*base}, {core::Attr(0.5)});
+    if (!filled.ok()) return filled.status();
+    inputs.push_back(core::Tensor::View((*filled)[0], value.shape(), value.stride_span(),
+                                        value.byte_offset));
+  }
+  return inputs;
+}
+
+// The replacement call for a match: its op's inputs (one per pattern input,
+// in order, the rest of its tensor arguments omitted) and attributes (its
+// defaults).
+struct Replacement {
+  const core::OpDef* op = nullptr;
+  std::vector<int32_t> offsets;
+  OwnedAttrs attrs;
+  std::string resolution;
+};
+
+absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
+                                    const sy_pattern_t& pattern, const Match& m,
+                                    const std::vector<core::Tensor>& tensors) {
+  absl::StatusOr<core::OpHandle> handle = d.FindOp(pattern.replacement);
+  if (!handle.ok()) return handle.status();
+  Replacement r;
+  r.op = handle->def();
+  const int num_args = r.op->num_tensor_args();
+  if (pattern.num_inputs > num_args || r.op->list_arg() >= 0 ||
+      r.op->num_outputs() != 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        pattern.replacement, " does not take the pattern's ", pattern.num_inputs,
+        " inputs as its leading tensor arguments and give one output"));
+  }
+  std::vector<sy_attr_t> attrs;
+  for (int j = 0; j < r.op->num_attrs(); ++j) {
+    if (r.op->attr_required(j)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          pattern.replacement, " has a required attribute; a replacement takes defaults only"));
+    }
+    attrs.push_back(r.op->default_attr(j));
+  }
+  r.attrs = OwnedAttrs(attrs);
+  std::vector<const core::Tensor*> inputs;
+  for (int k = 0; k < num_args; ++k) {
+    inputs.push_back(k < pattern.num_inputs ? &tensors[k] : nullptr);
+    r.offsets.push_back(std::min(k, pattern.num_inputs));
+  }
+  r.offsets.push_back(pattern.num_inputs);
+  core::BoundCall bound;
+  if (absl::Status s = core::BindCall(*r.op, inputs, r.attrs.span(), {}, bound); !s.ok()) {
+    return s;
+  }
+  const Value& out = g.values[g.nodes[m.nodes.back()].outputs[0]];
+  if (bound.outputs.size() != 1 || bound.outputs[0].dtype != out.meta.dtype ||
+      bound.outputs[0].ndim != out.meta.ndim ||
+      !std::equal(out.meta.shape, out.meta.shape + out.meta.ndim, bound.outputs[0].shape)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        pattern.replacement, " gives ", MetaText(bound.outputs[0]), " where the match gives ",
+        MetaText(out.meta)));
+  }
+  core::CallTracker::Scope in_flight(d.state().calls);
+  absl::StatusOr<core::Resolution> res = core::Resolve(d.state(), bound);
+  if (!res.ok()) return res.status();
+  if (res->route != core::Route::kKernel) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        pattern.replacement, " has no kernel for these inputs (",
+        core::DescribeResolution(*res), ")"));
+  }
+  // A kernel that may decline is asked now, so a replacement never lands
+  // on a kernel that would refuse the call at launch.
+  if (res->kernel.kernel->may_decline()) {
+    absl::Status answer = core::QueryKernel(bound, res->kernel);
+    if (absl::IsAborted(answer)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "its kernel ", res->kernel.kernel->QualifiedName(), " declines these inputs (",
+          answer.message(), ")"));
+    }
+    if (!answer.ok()) return answer;
+  }
+  r.resolution = core::DescribeResolution(*res);
+  return r;
+}
+
+// Runs `run` a few times per batch after a warm-up; the median over the
+// batches of the time per run, in µs (host clock around a synchronize: the
+// work is asynchronous on GPUs).
+absl::StatusOr<double> TimePerRun(core::Dispatcher& d, core::Device& device,
+                                  const std::function<absl::Status()>& run) {
+  constexpr int kWarmup = 2, kBatches = 5, kRepeats = 8;
+  for (int i = 0; i < kWarmup; ++i) {
+    if (absl::Status s = run(); !s.ok()) return s;
+  }
+  if (absl::Status s = d.Synchronize(device); !s.ok()) return s;
+  std::vector<double> times;
+  for (int b = 0; b < kBatches; ++b) {
+    const auto start = Clock::now();
+    for (int i = 0; i < kRepeats; ++i) {
+      if (absl::Status s = run(); !s.ok()) return s;
+    }
+    if (absl::Status s = d.Synchronize(device); !s.ok()) return s;
+    times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+                    kRepeats);
+  }
+  std::nth_element(times.begin(), times.begin() + kBatches / 2, times.end());
+  return times[kBatches / 2];
+}
+
+// A node's call over `tensors` (its flattened inputs), into `produced`.
+absl::Status RunNode(core::Dispatcher& d, const Node& node, const std::vector<core::Tensor>& tensors,
+                     core::TensorList& produced) {
+  const std::vector<const core::Tensor*> inputs = CallInputs(node, tensors);
+  core::CallArgs args;
+  args.inputs = inputs;
+  args.attrs = node.attrs.span();
+  args.list_sizes = node.list_sizes;
+  args.produced = &produced;
+  produced.clear();
+  return d.Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
+}
+
+// Measures the replacement against the match's own ops on `inputs`
+// (ScratchInputs): the two times per run in µs.
+absl::StatusOr<std::pair<double, double>> Measure(core::Dispatcher& d, const OpGraph& g,
+                                                  const Match& m, const Node& replacement,
+                                                  const std::vector<core::Tensor>& inputs) {
+  core::Device& device = *g.nodes[m.nodes.back()].device;
+  // The match op by op: values of pattern inputs and of inner results.
+  std::map<int, core::Tensor> at;
+  auto run_match = [&]() -> absl::Status {
+    for (size_t i = 0; i < m.inputs.size(); ++i) at[m.inputs[i]] = inputs[i];
+    for (int n : m.nodes) {
+      const Node& node = g.nodes[n];
+      std::vector<core::Tensor> tensors;
+      for (int v : node.inputs) tensors.push_back(at.at(v));
+      core::TensorList produced;
+      if (absl::Status s = RunNode(d, node, tensors, produced); !s.ok()) return s;
+      at[node.outputs[0]] = produced[0];
+    }
+    return absl::OkStatus();
+  };
+  auto run_replacement = [&]() -> absl::Status {
+    core::TensorList produced;
+    return RunNode(d, replacement, inputs, produced);
+  };
+  absl::StatusOr<double> separate = TimePerRun(d, device, run_match);
+  if (!separate.ok()) return separate.status();
+  absl::StatusOr<double> fused = TimePerRun(d, device, run_replacement);
+  if (!fused.ok()) return fused.status();
+  return std::make_pair(*fused, *separate);
+}
+
+// Verdicts of kMeasured for the process: (pattern, device, input layouts)
+// → whether the replacement was faster.
+struct VerdictCache {
+  std::mutex mu;
+  std::map<std::string, bool> faster;
+};
+VerdictCache& Verdicts() {
+  static VerdictCache* cache = new VerdictCache;  // outlives static destructors
+  return *cache;
+}
+
+std::string VerdictKey(const OpGraph& g, const PatternEntry& entry, const Match& m) {
+  std::string key = absl::StrCat(entry.plugin != nullptr ? entry.plugin->name() : "", "/",
+                                 entry.pattern->name, "/", g.nodes[m.nodes.back()].device->label());
+  for (int v : m.inputs) {
+    const Value& value = g.values[v];
+    absl::StrAppend(&key, "|", MetaText(value.meta), "/",
+                    absl::StrJoin(value.stride_span(), ","));
+  }
+  return key;
+}
+
+std::string Where(const OpGraph& g, const Match& m) {
+  std::vector<std::string> ops;
+  for (int n : m.nodes) ops.push_back(absl::StrCat(g.nodes[n].name(), " %", n));
+  return absl::StrJoin(ops, " → ");
+}
+
+}  // namespace
 
 PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
-                             const Backends& backends,
-                             CompileOptions::Patterns policy) {
-  return {};
+                             const Backends& backends, CompileOptions::Patterns policy) {
+  PatternOutcome outcome;
+  if (policy == CompileOptions::Patterns::kOff) return outcome;
+  // Longest patterns first, then in registration order.
+  std::vector<const PatternEntry*> order;
+  for (const PatternEntry& entry : backends.patterns) {
+    if (entry.pattern != nullptr && entry.pattern->num_nodes > 0 &&
+        entry.pattern->nodes != nullptr && entry.pattern->replacement != nullptr) {
+      order.push_back(&entry);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [](const PatternEntry* a, const PatternEntry* b) {
+    return a->pattern->num_nodes > b->pattern->num_nodes;
+  });
+  for (const PatternEntry* entry : order) {
+    const sy_pattern_t& pattern = *entry->pattern;
+    const int last = pattern.num_nodes - 1;
+    for (size_t n = 0; n < graph.nodes.size(); ++n) {
+      Match m{std::vector<int>(pattern.num_nodes, -1), std::vector<int>(pattern.num_inputs, -1)};
+      if (!MatchAt(graph, pattern, last, static_cast<int>(n), m)) continue;
+      const std::string where = Where(graph, m);
+      const std::string head = absl::StrCat("pattern ", pattern.name, " (plugin '",
+                                            entry->plugin != nullptr ? entry->plugin->name() : "",
+                                            "') at ", where, ": ");
+      if (std::find(m.nodes.begin(), m.nodes.end(), -1) != m.nodes.end()) continue;
+      const std::string why = WhyNotSelfContained(graph, pattern, m, graph.ConsumersByBuffer());
+      if (!why.empty()) {
+        outcome.notes.push_back(absl::StrCat(head, "not replaced: ", why));
+        continue;
+      }
+      absl::StatusOr<std::vector<core::Tensor>> scratch = ScratchInputs(dispatcher, graph, m);
+      if (!scratch.ok()) {
+        outcome.notes.push_back(absl::StrCat(head, "not replaced: ", scratch.status().message()));
+        continue;
+      }
+      absl::StatusOr<Replacement> r = Resolve(dispatcher, graph, pattern, m, *scratch);
+      if (!r.ok()) {
+        outcome.notes.push_back(absl::StrCat(head, "not replaced: ", r.status().message()));
+        continue;
+      }
+      Node replaced = graph.nodes[n];
+      replaced.op = r->op;
+      replaced.inputs = m.inputs;
+      replaced.offsets = r->offsets;
+      replaced.list_sizes.clear();
+      replaced.attrs = r->attrs;
+      replaced.route = core::Route::kKernel;
+      replaced.resolution = absl::StrCat(r->resolution, " (pattern ", pattern.name, ")");
+      std::string measured;
+      if (policy == CompileOptions::Patterns::kMeasured) {
+        const std::string key = VerdictKey(graph, *entry, m);
+        std::unique_lock<std::mutex> lock(Verdicts().mu);
+        auto it = Verdicts().faster.find(key);
+        bool faster = false;
+        if (it != Verdicts().faster.end()) {
+          faster = it->second;
+          measured = "measured earlier in this process";
+        } else {
+          lock.unlock();
+          absl::StatusOr<std::pair<double, double>> times = Measure(dispatcher, graph, m, replaced, *scratch);
+          if (!times.ok()) {
+            outcome.notes.push_back(absl::StrCat(head, "not replaced: measuring it failed: ",
+                                                 times.status().message()));
+            continue;
+          }
+          faster = times->first < times->second;
+          measured = absl::StrCat(absl::SixDigits(times->first), " µs vs ",
+                                  absl::SixDigits(times->second), " µs op by op");
+          lock.lock();
+          Verdicts().faster[key] = faster;
+        }
+        if (!faster) {
+          outcome.notes.push_back(
+              absl::StrCat(head, "not replaced: ", pattern.replacement, " was not faster (",
+                           measured, ")"));
+          continue;
+        }
+      }
+      for (int p = 0; p < last; ++p) graph.nodes[m.nodes[p]].dead = true;
+      graph.nodes[n] = std::move(replaced);
+      outcome.replaced.push_back(static_cast<int>(n));
+      outcome.notes.push_back(absl::StrCat(
+          head, "replaced by ", pattern.replacement,
+          measured.empty() ? std::string() : absl::StrCat(" (", measured, ")")));
+    }
+  }
+  return outcome;
 }
 
 }  // namespace sy::fusion

@@ -12,7 +12,6 @@
 #include "context.h"
 
 #include <algorithm>
-#include <atomic>
 
 #include <cstdlib>
 #include <memory>
@@ -154,18 +153,6 @@ sy_error_t* CheckCall(const sy_kernel_call_t* call, std::string_view op,
   return nullptr;
 }
 
-namespace {
-
-std::atomic<int64_t> g_min_elements{kDefaultMinElements};
-std::atomic<int64_t> g_min_matmul_flops{kDefaultMinMatmulFlops};
-
-}  // namespace
-
-void SetThresholds(int64_t min_elements, int64_t min_matmul_flops) {
-  g_min_elements.store(min_elements, std::memory_order_relaxed);
-  g_min_matmul_flops.store(min_matmul_flops, std::memory_order_relaxed);
-}
-
 sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
   if (work == Work::kAlways || work == Work::kConv || call == nullptr ||
       call->struct_size < SY_STRUCT_SIZE(sy_kernel_call_t, kernel_data) ||
@@ -182,7 +169,7 @@ sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
       if (in.ndim < 0 || in.ndim > SY_MAX_RANK) return nullptr;
       largest = std::max(largest, plugin::BucketedNumElements(in));
     }
-    const int64_t min = g_min_elements.load(std::memory_order_relaxed);
+    const int64_t min = ThresholdsOf(call).min_elements;
     if (largest >= min) return nullptr;
     return plugin::Decline(plugin::StrCat("elements ", largest, " < min_elements ", min));
   }
@@ -194,7 +181,7 @@ sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
                              2 * plugin::BucketedDim(a.shape[a.ndim - 1]), &flops)) {
     return nullptr;
   }
-  const int64_t min = g_min_matmul_flops.load(std::memory_order_relaxed);
+  const int64_t min = ThresholdsOf(call).min_matmul_flops;
   if (flops >= min) return nullptr;
   return plugin::Decline(plugin::StrCat("flops ", flops, " < min_matmul_flops ", min));
 }

@@ -15,6 +15,7 @@
 #include "dnnl.hpp"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
+#include "thresholds.h"
 
 namespace sy::onednn {
 
@@ -26,11 +27,6 @@ inline constexpr int kDefaultPrimitiveCacheCapacity = 1024;
 
 // DLPack's kDLCPU: the device every onednn kernel runs on.
 inline constexpr int32_t kDlpackCpu = 1;
-
-// Defaults of the plugin options min_elements and min_matmul_flops (Note
-// [Declining small calls]; docs/onednn.md has the measurements).
-inline constexpr int64_t kDefaultMinElements = int64_t{1} << 20;
-inline constexpr int64_t kDefaultMinMatmulFlops = int64_t{1} << 24;
 
 // Once per process, from sy_plugin_init: creates the engine, reads the CPU
 // ISA and sets the primitive cache capacity. Throws dnnl::error when oneDNN
@@ -65,8 +61,8 @@ sy_error_t* OpError(std::string_view op, std::string_view what);
 // dispatcher runs the cpu plugin's kernel instead. The work is measured in
 // bucketed sizes (plugin::BucketedNumElements) so that one shape bucket
 // always gets one answer. The thresholds are the plugin options
-// min_elements and min_matmul_flops; docs/onednn.md has the measurements
-// behind their defaults.
+// min_elements and min_matmul_flops, per runtime (thresholds.h);
+// docs/onednn.md has the measurements behind their defaults.
 enum class Work {
   kElements,  // elementwise, reductions, softmax, norms: input elements
   kMatmul,    // matmul, linear and fused linear: 2·M·N·K
@@ -74,11 +70,9 @@ enum class Work {
   kAlways,    // the plugin's own ops (onednn::*): no other kernel exists
 };
 
-// The thresholds of Note [Declining small calls]; set in `load`.
-// Process-wide (the last runtime to load the plugin decides).
-void SetThresholds(int64_t min_elements, int64_t min_matmul_flops);
-
-// plugin::Decline when the call's work is below its threshold, else NULL.
+// plugin::Decline when the call's work is below the threshold of the
+// runtime that made the call (thresholds.h, Note [Options per runtime]),
+// else NULL.
 // NULL for a malformed call too: CheckCall reports those.
 sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept;
 

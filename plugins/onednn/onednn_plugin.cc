@@ -12,7 +12,8 @@
 //
 // Options (plugin.h, ABI 1.1): min_elements and min_matmul_flops, below
 // which the kernels decline a call to the cpu plugin's (context.h, Note
-// [Declining small calls]). The plugin is resident (SY_PLUGIN_FLAG_RESIDENT):
+// [Declining small calls]), per runtime (thresholds.h, Note [Options per
+// runtime]). The plugin is resident (SY_PLUGIN_FLAG_RESIDENT):
 // oneDNN and its OpenMP runtime keep threads and process-wide state until
 // exit, so the library must never be closed.
 #include <span>
@@ -69,7 +70,6 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
       SY_PLUGIN_RETURN_IF_ERROR(
           plugin::GetOption(host, context, "min_matmul_flops", &min_flops));
     }
-    SetThresholds(min_elements.value.i, min_flops.value.i);
     const dnnl_version_t* version = dnnl_version();
     Log(host, context, SY_LOG_INFO,
         StrCat("oneDNN ", version->major, ".", version->minor, ".",
@@ -86,7 +86,12 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     for (const sy_schema_desc_t& schema : FusedSchemas()) {
       SY_PLUGIN_RETURN_IF_ERROR(host->register_schema(context, &schema));
     }
-    return plugin::RegisterKernels(host, context, "cpu", Kernels().specs());
+    // This runtime's kernels carry this runtime's thresholds (Note
+    // [Options per runtime]).
+    const Thresholds thresholds{.min_elements = min_elements.value.i,
+                                .min_matmul_flops = min_flops.value.i};
+    return plugin::RegisterKernels(host, context, "cpu",
+                                   SpecsWithThresholds(Kernels().specs(), thresholds));
   });
 }
 

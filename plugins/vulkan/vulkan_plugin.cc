@@ -10,8 +10,9 @@
 // of the process is unaffected. Nothing registers itself from a static
 // initializer.
 //
-// Fusion: the plugin has no compile_fused hook yet (the fusion pass and its
-// IR do not exist); docs/vulkan.md describes the seam it will use.
+// Fusion: where the plugin is built with shaderc (SY_VULKAN_FUSION) and
+// there is a device, the device table carries the fusion extension
+// (fused/fusion_extension.h; docs/vulkan.md, "Fusion").
 #include <string>
 
 #include "kernels/kernel_util.h"
@@ -19,6 +20,9 @@
 #include "switchyard/plugin.hpp"
 #include "vk_context.h"
 #include "vk_device_api.h"
+#if SY_VULKAN_FUSION
+#include "fused/fusion_extension.h"
+#endif
 
 namespace sy::vulkan {
 namespace {
@@ -26,7 +30,7 @@ namespace {
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
-constexpr uint32_t kAbiMinorUsed = 0;
+constexpr uint32_t kAbiMinorUsed = 1;  // 1.1: the extension chain (fusion)
 static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
 void Log(const sy_host_api_t* host, sy_host_context_t* context,
@@ -76,7 +80,11 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
                        "than ABI 1.0");
     }
     const Probe& probe = ProbeVulkan();
-    SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, &VulkanDeviceApi()));
+    const sy_device_api_t* api = &VulkanDeviceApi();
+#if SY_VULKAN_FUSION
+    if (!probe.devices.empty()) api = &WithFusionHooks(*api, CommonCaps(probe));
+#endif
+    SY_PLUGIN_RETURN_IF_ERROR(host->register_device(context, api));
     if (probe.devices.empty()) {
       // Info, not a warning: a machine without Vulkan is normal, and the
       // load record carries the line (`switchyard info` shows it).

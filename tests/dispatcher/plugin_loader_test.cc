@@ -2,7 +2,7 @@
 // other plugins keep working.
 #include <string>
 
-#include "dispatcher/registry/plugin_instance.h"
+#include "dispatcher/base/plugin_instance.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
@@ -41,7 +41,7 @@ TEST(PluginLoaderTest, GoodPluginLoadsWithFullRecord) {
   EXPECT_EQ(r.manifest_abi_major, 1u);
   EXPECT_EQ(r.num_devices, 1);
   EXPECT_EQ(r.num_schemas, 1);
-  EXPECT_EQ(r.num_kernels, 4);
+  EXPECT_EQ(r.num_kernels, 5);
   EXPECT_EQ(r.library_path, Dir() + "/test_good/libswitchyard_test_good.so");
 }
 

@@ -1,5 +1,9 @@
 // Resolution order: pin → autotuned choice → priority → decomposition →
-// cpu fallback → an error naming op, dtypes, device and who has the op.
+// cpu fallback → an error naming op, dtypes, device and who has the op;
+// and the layout of the outputs the core allocates for a kernel.
+#include <functional>
+#include <numeric>
+
 #include "dispatcher/registry/kernel_table.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -107,6 +111,34 @@ TEST_F(ResolutionTest, KernelOnOtherDeviceType) {
   EXPECT_EQ(&(*out)[0].device(), fake_);
   EXPECT_EQ(ReadF32(*runtime_, (*out)[0]),
             (std::vector<float>{11, 21, 31, 12, 22, 32}));
+}
+
+// Note [Attention output layout]: a kernel's rank-4 attention output is
+// [B, H, L, E] in the memory order [B, L, H, E], so that transpose(1, 2) and
+// reshape(B, L, H * E) after it are views; other ranks stay contiguous.
+TEST_F(ResolutionTest, AttentionOutputIsLaidOutHeadsInner) {
+  const auto sdpa = [&](std::vector<int64_t> shape) {
+    const int64_t n = std::accumulate(shape.begin(), shape.end(), int64_t{1},
+                                      std::multiplies<>());
+    Tensor x = MakeF32(*runtime_, *fake_, shape, std::vector<float>(n, 1));
+    auto out = runtime_->Call(
+        runtime_->FindOp("scaled_dot_product_attention").value(), {x, x, x, Tensor()});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? (*out)[0] : Tensor();
+  };
+  Tensor o4 = sdpa({2, 3, 4, 8});  // B H L E
+  ASSERT_TRUE(o4.defined());
+  EXPECT_THAT(o4.shape(), ::testing::ElementsAre(2, 3, 4, 8));
+  EXPECT_THAT(o4.strides(), ::testing::ElementsAre(4 * 3 * 8, 8, 3 * 8, 1));
+  EXPECT_EQ(ReadF32(*runtime_, o4), std::vector<float>(2 * 3 * 4 * 8, 3));
+  const auto op = [&](const char* name) { return runtime_->FindOp(name).value(); };
+  Tensor heads_inner = runtime_->Call(op("transpose"), {o4}, {1, 2}).value()[0];
+  Tensor merged =
+      runtime_->Call(op("reshape"), {heads_inner}, {Attr({2, 4, 24})}).value()[0];
+  EXPECT_EQ(&merged.storage(), &o4.storage()) << "merging the heads copied";
+  Tensor o3 = sdpa({3, 4, 8});
+  ASSERT_TRUE(o3.defined());
+  EXPECT_THAT(o3.strides(), ::testing::ElementsAre(32, 8, 1));
 }
 
 TEST(CpuFallbackTest, RunsOnCpuWithCopiesWhenEnabled) {

@@ -5,9 +5,12 @@
 // and intermediates that are outputs. The chain is also checked against a
 // float64 reference computed here.
 //
-// Every test runs on each device of kDevices: cpu (the evaluator), and cuda
+// Every test runs on each device of kDevices: cpu (the evaluator), cuda
 // where the plugin is built (NVRTC-compiled kernels; "no CUDA device: …"
-// skips without a GPU). On cpu, with the cuda plugin built, every fused
+// skips without a GPU), and vulkan where the plugin is built with its
+// fusion hooks (GLSL through shaderc; lavapipe in CI, "no Vulkan device: …"
+// skips without one). On vulkan only the dtypes the plugin has kernels for
+// run (f32, f16: there is no unfused f64 or bf16 to compare with). On cpu, with the cuda plugin built, every fused
 // kernel's IR also goes through the CUDA code generator and NVRTC
 // (cuda_source_check.h): the generated source of every graph here is
 // compiled for sm_90 on machines without a GPU.
@@ -26,6 +29,7 @@ namespace sy::fusion::testing {
 namespace {
 
 const sy_dtype_t kFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16, SY_DTYPE_BF16};
+const sy_dtype_t kVulkanFloatDtypes[] = {SY_DTYPE_F32, SY_DTYPE_F16};
 
 std::string Name(sy_dtype_t d) { return std::string(core::DTypeName(d)); }
 
@@ -35,10 +39,14 @@ class FusedOps : public ::testing::TestWithParam<const char*> {
     const std::string device = GetParam();
     std::vector<std::string> extra;
     if (device == "cuda") extra.push_back(CudaManifest());
+    if (device == "vulkan") extra.push_back(VulkanManifest());
     rt_ = MakeRuntime(extra);
     ASSERT_NE(rt_, nullptr);
-    absl::StatusOr<Device*> dev = rt_->GetDevice(device == "cuda" ? "cuda:0" : device);
-    if (!dev.ok()) GTEST_SKIP() << "no CUDA device: " << dev.status().message();
+    absl::StatusOr<Device*> dev = rt_->GetDevice(device == "cpu" ? device : device + ":0");
+    if (!dev.ok()) {
+      GTEST_SKIP() << "no " << (device == "cuda" ? "CUDA" : "Vulkan")
+                   << " device: " << dev.status().message();
+    }
     dev_ = *dev;
     CompilerOptions options;
     options.disk_cache = false;
@@ -83,10 +91,16 @@ class FusedOps : public ::testing::TestWithParam<const char*> {
         ExpectCudaSourceCompiles(*kernel, what);
       }
     }
-    if (std::string(GetParam()) == "cuda") {
+    if (std::string(GetParam()) != "cpu") {
       EXPECT_EQ(fused->stats().unfused_groups, 0) << what << "\n" << fused->Describe();
     }
     return fused->stats();
+  }
+
+  // The float dtypes the device has unfused kernels for.
+  absl::Span<const sy_dtype_t> FloatDtypes() const {
+    if (std::string(GetParam()) == "vulkan") return kVulkanFloatDtypes;
+    return kFloatDtypes;
   }
 
   Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
@@ -99,7 +113,7 @@ class FusedOps : public ::testing::TestWithParam<const char*> {
 };
 
 TEST_P(FusedOps, EightOpChainInOneKernel) {
-  for (sy_dtype_t dtype : kFloatDtypes) {
+  for (sy_dtype_t dtype : FloatDtypes()) {
     const Tensor x = Random(*rt_, *dev_, dtype, {37, 129}, 1);
     const Tensor y = Random(*rt_, *dev_, dtype, {37, 129}, 2);
     const CompileStats stats = Check(
@@ -156,7 +170,7 @@ TEST_P(FusedOps, EveryUnaryOpAndDtype) {
                        {"silu", -5, 5},   {"erf", -2, 2},     {"reciprocal", 0.5, 3},
                        {"gelu", -4, 4}};
   for (const Unary& u : ops) {
-    for (sy_dtype_t dtype : kFloatDtypes) {
+    for (sy_dtype_t dtype : FloatDtypes()) {
       const Tensor x = Random(*rt_, *dev_, dtype, {3, 70}, 5, u.lo, u.hi);
       // x·1 + 0 around the op puts three ops in one group.
       Check({x},
@@ -181,7 +195,7 @@ TEST_P(FusedOps, EveryUnaryOpAndDtype) {
 TEST_P(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
   const char* binary[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum"};
   const char* compare[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-  for (sy_dtype_t dtype : kFloatDtypes) {
+  for (sy_dtype_t dtype : FloatDtypes()) {
     const Tensor a = Random(*rt_, *dev_, dtype, {5, 33}, 7, 0.5, 2);
     const Tensor b = Random(*rt_, *dev_, dtype, {5, 33}, 8, 0.5, 2);
     for (const char* op : binary) {
@@ -203,10 +217,12 @@ TEST_P(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
             },
             Tolerance(dtype), std::string(op) + " " + Name(dtype));
     }
-    // cast there and back, copy and fill.
+    // cast there and back (through f32 on vulkan, which holds no f64), copy
+    // and fill.
+    const sy_dtype_t wide = std::string(GetParam()) == "vulkan" ? SY_DTYPE_F32 : SY_DTYPE_F64;
     Check({a},
           [&](const std::vector<Tensor>& in) {
-            Tensor t = Op("cast", {Op("mul.Scalar", {in[0]}, {Attr(3.0)})}, {Attr::DType(SY_DTYPE_F64)});
+            Tensor t = Op("cast", {Op("mul.Scalar", {in[0]}, {Attr(3.0)})}, {Attr::DType(wide)});
             t = Op("cast", {Op("add.Scalar", {t}, {Attr(0.125)})}, {Attr::DType(dtype)});
             const Tensor f = Op("fill.Scalar", {t}, {Attr(2.5)});
             return std::vector<Tensor>{Op("add.Tensor", {Op("copy", {t}), f}),
@@ -218,7 +234,7 @@ TEST_P(FusedOps, EveryBinaryCompareAndSelectOpAndDtype) {
 }
 
 TEST_P(FusedOps, ReduceThenBroadcastPatternsFuseIntoOneKernel) {
-  for (sy_dtype_t dtype : kFloatDtypes) {
+  for (sy_dtype_t dtype : FloatDtypes()) {
     const Tensor x = Random(*rt_, *dev_, dtype, {3, 5, 67}, 9);
     const Tensor w = Random(*rt_, *dev_, dtype, {67}, 10);
     const Tensor b = Random(*rt_, *dev_, dtype, {67}, 11);
@@ -328,13 +344,17 @@ TEST_P(FusedOps, ReductionsOverEveryDimAndKeepdim) {
   }
 }
 
+const char* const kDevices[] = {
+    "cpu",
 #ifdef SWITCHYARD_TEST_CUDA
-INSTANTIATE_TEST_SUITE_P(Devices, FusedOps, ::testing::Values("cpu", "cuda"),
-                         [](const auto& info) { return std::string(info.param); });
-#else
-INSTANTIATE_TEST_SUITE_P(Devices, FusedOps, ::testing::Values("cpu"),
-                         [](const auto& info) { return std::string(info.param); });
+    "cuda",
 #endif
+#ifdef SWITCHYARD_TEST_VULKAN
+    "vulkan",
+#endif
+};
+INSTANTIATE_TEST_SUITE_P(Devices, FusedOps, ::testing::ValuesIn(kDevices),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace sy::fusion::testing

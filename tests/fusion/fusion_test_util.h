@@ -32,6 +32,9 @@ inline std::string CpuManifest() {
 inline std::string CudaManifest() {
   return std::string(SWITCHYARD_PLUGIN_DIR) + "/cuda.json";
 }
+inline std::string VulkanManifest() {
+  return std::string(SWITCHYARD_PLUGIN_DIR) + "/vulkan.json";
+}
 
 // A runtime that loads the cpu plugin and `extra` manifests only.
 inline std::unique_ptr<Runtime> MakeRuntime(std::vector<std::string> extra = {}) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "handle_calls.h"
 #include "switchyard/switchyard.h"
 
 namespace sy::python {
@@ -84,44 +85,9 @@ bool One(PyObject* arg, Handle* out) {
   return HandleFromPy(arg, out);
 }
 
-PyObject* ContextDestroy(PyObject*, PyObject* arg) {
-  sy_context_t context;
-  if (!One(arg, &context)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS
-  status = sy_context_destroy(context);
-  Py_END_ALLOW_THREADS
-  SY_CHECK(status);
-  Py_RETURN_NONE;
-}
-
-PyObject* ContextLoadPlugin(PyObject*, PyObject* args) {
-  PyObject* handle;
-  const char* path;
-  if (!PyArg_ParseTuple(args, "Os:load_plugin", &handle, &path)) return nullptr;
-  sy_context_t context;
-  if (!One(handle, &context)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS
-  status = sy_context_load_plugin(context, path);
-  Py_END_ALLOW_THREADS
-  SY_CHECK(status);
-  Py_RETURN_NONE;
-}
-
-PyObject* ContextUnloadPlugin(PyObject*, PyObject* args) {
-  PyObject* handle;
-  const char* name;
-  if (!PyArg_ParseTuple(args, "Os:unload_plugin", &handle, &name)) return nullptr;
-  sy_context_t context;
-  if (!One(handle, &context)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS
-  status = sy_context_unload_plugin(context, name);
-  Py_END_ALLOW_THREADS
-  SY_CHECK(status);
-  Py_RETURN_NONE;
-}
+// HandleTextCall's argument formats (handle_calls.h).
+constexpr char kLoadPluginFormat[] = "Os:load_plugin";
+constexpr char kUnloadPluginFormat[] = "Os:unload_plugin";
 
 PyObject* ContextRecords(PyObject*, PyObject* arg) {
   sy_context_t context;
@@ -149,17 +115,6 @@ PyObject* ContextInfoJson(PyObject*, PyObject* arg) {
   const char* json = nullptr;
   SY_CHECK(sy_context_info_json(context, &json));
   return Text(json);
-}
-
-PyObject* ContextSynchronize(PyObject*, PyObject* arg) {
-  sy_context_t context;
-  if (!One(arg, &context)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS
-  status = sy_context_synchronize(context);
-  Py_END_ALLOW_THREADS
-  SY_CHECK(status);
-  Py_RETURN_NONE;
 }
 
 PyObject* ContextDevices(PyObject*, PyObject* arg) {
@@ -202,17 +157,6 @@ PyObject* DeviceInfo(PyObject*, PyObject* arg) {
                        i.dl_device.device_type, i.dl_device.device_id);
 }
 
-PyObject* DeviceSynchronize(PyObject*, PyObject* arg) {
-  sy_device_handle_t device;
-  if (!One(arg, &device)) return nullptr;
-  sy_status_code_t status;
-  Py_BEGIN_ALLOW_THREADS
-  status = sy_device_synchronize(device);
-  Py_END_ALLOW_THREADS
-  SY_CHECK(status);
-  Py_RETURN_NONE;
-}
-
 PyObject* DeviceAllocatorStats(PyObject*, PyObject* arg) {
   sy_device_handle_t device;
   if (!One(arg, &device)) return nullptr;
@@ -222,13 +166,6 @@ PyObject* DeviceAllocatorStats(PyObject*, PyObject* arg) {
   return Py_BuildValue("(KKKKKKK)", s.allocated_bytes, s.reserved_bytes,
                        s.peak_allocated_bytes, s.num_allocations, s.cache_hits,
                        s.device_allocations, s.device_frees);
-}
-
-PyObject* DeviceEmptyCache(PyObject*, PyObject* arg) {
-  sy_device_handle_t device;
-  if (!One(arg, &device)) return nullptr;
-  SY_CHECK(sy_device_empty_cache(device));
-  Py_RETURN_NONE;
 }
 
 PyObject* OpHandles(PyObject*, PyObject* arg) {
@@ -335,18 +272,24 @@ PyObject* DTypeSize(PyObject*, PyObject* arg) {
 
 PyMethodDef g_context_functions[] = {
     {"context_create", ContextCreate, METH_VARARGS, nullptr},
-    {"context_destroy", ContextDestroy, METH_O, nullptr},
-    {"context_load_plugin", ContextLoadPlugin, METH_VARARGS, nullptr},
-    {"context_unload_plugin", ContextUnloadPlugin, METH_VARARGS, nullptr},
+    {"context_destroy", HandleCall<sy_context_t, sy_context_destroy>, METH_O, nullptr},
+    {"context_load_plugin",
+     HandleTextCall<sy_context_t, sy_context_load_plugin, kLoadPluginFormat>, METH_VARARGS,
+     nullptr},
+    {"context_unload_plugin",
+     HandleTextCall<sy_context_t, sy_context_unload_plugin, kUnloadPluginFormat>,
+     METH_VARARGS, nullptr},
     {"context_records", ContextRecords, METH_O, nullptr},
     {"context_info_json", ContextInfoJson, METH_O, nullptr},
-    {"context_synchronize", ContextSynchronize, METH_O, nullptr},
+    {"context_synchronize", HandleCall<sy_context_t, sy_context_synchronize>, METH_O, nullptr},
     {"context_devices", ContextDevices, METH_O, nullptr},
     {"device_find", DeviceFind, METH_VARARGS, nullptr},
     {"device_info", DeviceInfo, METH_O, nullptr},
-    {"device_synchronize", DeviceSynchronize, METH_O, nullptr},
+    {"device_synchronize", HandleCall<sy_device_handle_t, sy_device_synchronize>, METH_O,
+     nullptr},
     {"device_allocator_stats", DeviceAllocatorStats, METH_O, nullptr},
-    {"device_empty_cache", DeviceEmptyCache, METH_O, nullptr},
+    {"device_empty_cache",
+     HandleCall<sy_device_handle_t, sy_device_empty_cache, Gil::kKeep>, METH_O, nullptr},
     {"op_handles", OpHandles, METH_O, nullptr},
     {"op_find", OpFind, METH_VARARGS, nullptr},
     {"op_info", OpInfo, METH_O, nullptr},

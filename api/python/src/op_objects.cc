@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "autotune_functions.h"
 #include "errors.h"
 #include "globals.h"
 #include "op_binding.h"
@@ -209,6 +210,22 @@ PyObject* OverloadExplain(PyObject* self, PyObject* const* args, Py_ssize_t narg
   return Explain(*o->plan, call);
 }
 
+// op.tune(*args, force=False, **kwargs): sy_op_tune on the call these
+// arguments make (autotune_functions.h).
+PyObject* OverloadTune(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                       PyObject* kwnames) {
+  OverloadObject* o = AsOverload(self);
+  if (o->plan == nullptr) return PyErr_Format(PyExc_TypeError, "uninitialised OpOverload");
+  TuneArguments tune;
+  if (!tune.Split(args, nargs, kwnames)) return nullptr;
+  BoundCall call;
+  BindError error;
+  if (!Bind(*o->plan, tune.args(), tune.nargs(), tune.kwnames(), &call, &error)) {
+    return BindFailure(*o->plan, error);
+  }
+  return TuneBoundCall(*o->plan, call, tune.flags());
+}
+
 int OverloadInit(PyObject* self, PyObject* args, PyObject* kwargs) {
   // OpOverload(context, handle)
   static const char* kKeywords[] = {"context", "handle", nullptr};
@@ -329,6 +346,10 @@ PyMethodDef g_overload_methods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "How a call with these arguments would run (which kernel, plugin), "
      "without running it."},
+    {"tune", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(OverloadTune)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "tune(*args, force=False, **kwargs): tunes the shape bucket of the call these "
+     "arguments make (sy_op_tune) and returns the report as a dict."},
     {nullptr, nullptr, 0, nullptr}};
 
 // ---- OpPacket ---------------------------------------------------------------
@@ -364,15 +385,18 @@ PyObject* PacketCall(PyObject* self, PyObject* const* args, size_t nargsf,
   return RaiseStatus(SY_STATUS_INVALID_ARGUMENT, message);
 }
 
-PyObject* PacketExplain(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
-                        PyObject* kwnames) {
+// Runs `action` on the first overload that binds the arguments; when none
+// does, raises the error a call would raise.
+template <typename Action>
+PyObject* OnFirstBinding(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                         PyObject* kwnames, Action action) {
   PacketObject* p = AsPacket(self);
   const Py_ssize_t count = PyTuple_GET_SIZE(p->overloads);
   for (Py_ssize_t k = 0; k < count; ++k) {
     OverloadObject* o = AsOverload(PyTuple_GET_ITEM(p->overloads, k));
     BoundCall call;
     BindError error;
-    if (Bind(*o->plan, args, nargs, kwnames, &call, &error)) return Explain(*o->plan, call);
+    if (Bind(*o->plan, args, nargs, kwnames, &call, &error)) return action(*o->plan, call);
     if (error.fail == BindFail::kPython) return nullptr;
     if (k + 1 == count && count == 1) return BindFailure(*o->plan, error);
   }
@@ -380,6 +404,21 @@ PyObject* PacketExplain(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   PyObject* result = PacketCall(self, args, static_cast<size_t>(nargs), kwnames);
   Py_XDECREF(result);
   return nullptr;
+}
+
+PyObject* PacketExplain(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                        PyObject* kwnames) {
+  return OnFirstBinding(self, args, nargs, kwnames, Explain);
+}
+
+PyObject* PacketTune(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                     PyObject* kwnames) {
+  TuneArguments tune;
+  if (!tune.Split(args, nargs, kwnames)) return nullptr;
+  return OnFirstBinding(self, tune.args(), tune.nargs(), tune.kwnames(),
+                        [&](const OpPlan& plan, const BoundCall& call) {
+                          return TuneBoundCall(plan, call, tune.flags());
+                        });
 }
 
 int PacketInit(PyObject* self, PyObject* args, PyObject* kwargs) {
@@ -453,6 +492,11 @@ PyMethodDef g_packet_methods[] = {
      METH_FASTCALL | METH_KEYWORDS,
      "How a call with these arguments would run (which overload, kernel and "
      "plugin), without running it."},
+    {"tune", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(PacketTune)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "tune(*args, force=False, **kwargs): tunes the shape bucket of the call these "
+     "arguments make (the first overload that takes them; sy_op_tune) and returns "
+     "the report as a dict."},
     {nullptr, nullptr, 0, nullptr}};
 
 bool Ready(PyTypeObject& type, PyObject* module, const char* short_name) {

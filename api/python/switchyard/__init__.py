@@ -19,6 +19,7 @@ import numpy as _np
 from . import _library
 from ._library import _C
 from . import _errors
+from ._autotune import Verdict
 from ._context import AllocatorStats, Context, Device, LoadRecord, default_context
 from ._dtypes import (DType, bfloat16, bool_, float16, float32, float64, int8, int32,
                       int64, uint8)
@@ -27,6 +28,7 @@ from ._errors import (AbortedError, AlreadyExistsError, CancelledError, DataLoss
                       InvalidArgumentError, NotFoundError, OutOfRangeError,
                       PermissionDeniedError, ResourceExhaustedError, UnavailableError,
                       UnimplementedError, UnknownError)
+from ._logging import flush_log, log_handler, set_log_handler
 from ._profile import Profile, ProfileRow, profile
 from ._tensor import Tensor, empty, from_dlpack, ones, tensor, zeros
 from . import _dtypes, _tensor
@@ -119,9 +121,10 @@ __all__ = [
     "FailedPreconditionError", "InternalError", "InvalidArgumentError", "LoadRecord",
     "NotFoundError", "OutOfRangeError", "PermissionDeniedError", "Profile", "ProfileRow",
     "ResourceExhaustedError", "Tensor", "UnavailableError", "UnimplementedError",
-    "UnknownError", "api_version", "bfloat16", "bool_", "default_context", "device",
-    "devices", "empty", "float16", "float32", "float64", "from_dlpack", "int32", "int64",
-    "int8", "library_path", "load_plugin", "load_report", "log_level", "ops", "profile",
-    "set_log_level", "synchronize",
+    "UnknownError", "Verdict", "api_version", "bfloat16", "bool_", "default_context",
+    "device", "devices", "empty", "float16", "float32", "float64", "flush_log",
+    "from_dlpack", "int32", "int64", "int8", "library_path", "load_plugin", "load_report",
+    "log_handler", "log_level", "ops", "profile", "set_log_handler", "set_log_level",
+    "synchronize",
     "tensor", "uint8", "zeros",
 ]

@@ -9,6 +9,7 @@ import json
 import threading
 from dataclasses import dataclass
 
+from ._autotune import AutotuneMethods
 from ._library import _C
 
 _OUTCOMES = {0: "loaded", 1: "failed", 2: "skipped", 3: "loaded, no devices"}
@@ -78,13 +79,14 @@ class Device:
         return f"switchyard.Device('{self.label}', name='{self.name}')"
 
 
-class Context(_C.ContextBase):
+class Context(AutotuneMethods, _C.ContextBase):
     """An independent runtime: its plugins, devices, ops and tensors.
 
     Context(plugin_paths=..., plugin_manifests=..., allow=..., deny=...,
             use_environment=True, use_default_path=True, cpu_fallback=None,
             plugin_options=())
-    follows sy_context_options_t. Closing (or garbage-collecting) the context
+    follows sy_context_options_t. The autotuner's methods (ctx.autotune,
+    ctx.tune_cases, ctx.autotune_export, …) come from _autotune.py. Closing (or garbage-collecting) the context
     makes its tensors unusable; tensors exported through DLPack stay valid."""
 
     def __init__(self, plugin_paths=(), plugin_manifests=(), allow=(), deny=(),

@@ -43,7 +43,7 @@ bool HasBroadcastDim(const sy_tensor_view_t& v) {
 }
 
 sy_error_t* Binary(const sy_kernel_call_t* call) {
-  const auto* op = static_cast<const BinaryOp*>(call->kernel_data);
+  const auto* op = OpData<BinaryOp>(call);
   return RunKernel(op->where, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 2, 1, 0));
     const sy_tensor_view_t* a = &call->inputs[0];

@@ -64,7 +64,7 @@ void RunEltwise(dnnl::algorithm alg, float alpha, float beta,
 }
 
 sy_error_t* Unary(const sy_kernel_call_t* call) {
-  const auto* op = static_cast<const UnaryOp*>(call->kernel_data);
+  const auto* op = OpData<UnaryOp>(call);
   return RunKernel(op->where, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 1, 1, 0));
     RunEltwise(op->alg, op->alpha, op->beta, call->inputs[0], call->outputs[0]);

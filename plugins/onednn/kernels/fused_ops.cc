@@ -193,7 +193,7 @@ constexpr LinearPostOp kLinearGelu = {"onednn plugin: onednn::linear_gelu",
                                       dnnl::algorithm::eltwise_gelu_erf, 1};
 
 sy_error_t* LinearWithPostOp(const sy_kernel_call_t* call) {
-  const auto* op = static_cast<const LinearPostOp*>(call->kernel_data);
+  const auto* op = OpData<LinearPostOp>(call);
   return RunKernel(op->where, call, Work::kAlways, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 3, 1, op->num_attrs));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim != 2) {

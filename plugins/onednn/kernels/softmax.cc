@@ -25,7 +25,7 @@ constexpr SoftmaxOp kSoftmaxOps[] = {
 };
 
 sy_error_t* Softmax(const sy_kernel_call_t* call) {
-  const auto* op = static_cast<const SoftmaxOp*>(call->kernel_data);
+  const auto* op = OpData<SoftmaxOp>(call);
   return RunKernel(op->where, call, Work::kElements, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 1, 1, 1));
     const sy_tensor_view_t& x = call->inputs[0];

@@ -405,7 +405,13 @@ typedef struct sy_kernel_desc_t {
  * `switchyard info` lists every declared option with its value. The host
  * checks each given value against the declaration before `load` runs: an
  * unknown name or a value that does not parse as the declared type refuses
- * the load with a record naming the option. */
+ * the load with a record naming the option.
+ * Values are per runtime: each runtime's `load` reads its own, while the
+ * library and its globals are shared by every runtime of the process. A
+ * plugin whose kernels use an option keeps the value per load — e.g. behind
+ * the kernel_data of the kernels that `load` registers — never in a global
+ * that the next runtime's `load` would overwrite under the first's kernels
+ * (plugins/onednn/thresholds.h does this). */
 /* An option's type. Since: 1.1. */
 typedef enum sy_option_type_t {
   SY_OPTION_INT = 1,    /* int64; text "-3", "4096"                  */

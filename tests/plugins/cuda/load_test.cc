@@ -74,7 +74,9 @@ TEST(CudaLoad, WithAGpuRegistersDevicesAndKernels) {
   const LoadRecord* record = CudaRecord();
   ASSERT_NE(record, nullptr);
   EXPECT_GT(record->num_kernels, 100);
-  EXPECT_EQ(record->num_schemas, 2);  // cuda::linear_gelu, cuda::conv2d_relu
+  // cuda::linear_gelu, cuda::conv2d_relu, and the fusion pass's GEMM epilogue
+  // patterns cuda::matmul_bias and cuda::matmul_bias_gelu.
+  EXPECT_EQ(record->num_schemas, 4);
   const DeviceProperties& p = Env().cuda->properties();
   EXPECT_FALSE(p.name.empty());
   EXPECT_EQ(p.vendor, "NVIDIA");

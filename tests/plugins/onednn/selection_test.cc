@@ -140,6 +140,42 @@ TEST(OnednnSelection, LoadRecordListsTheOptions) {
   }
 }
 
+TEST(OnednnSelection, EachRuntimeKeepsItsOwnThresholds) {
+  // Note [Options per runtime]: runtimes of one process share the loaded
+  // plugin, but each declines by its own options, whichever loaded last.
+  RuntimeOptions options;
+  options.loader.use_environment = false;
+  options.loader.use_default_path = false;
+  options.loader.search_paths = {std::string(SWITCHYARD_PLUGIN_DIR) + "/cpu.json",
+                                 std::string(SWITCHYARD_PLUGIN_DIR) + "/onednn.json"};
+  options.loader.plugin_options = {"onednn.min_elements=64"};
+  Runtime& defaults = DefaultRuntime();
+  Runtime& ones = TestRuntime();  // min_elements=1
+  std::unique_ptr<Runtime> sixty_four = Runtime::Create(options).value();
+  const std::string cpu = "kernel cpu::add.Tensor.f32.f32 (priority); declined: "
+                          "onednn::add.Tensor.f32.f32: ";
+  const std::string onednn = "kernel onednn::add.Tensor.f32.f32 (priority)";
+  for (int round = 0; round < 2; ++round) {  // and again, after all three exist
+    EXPECT_EQ(ExplainOn(defaults, "add.Tensor", {4096}),
+              cpu + "elements 4096 < min_elements 1048576");
+    EXPECT_EQ(ExplainOn(ones, "add.Tensor", {2}), onednn);
+    EXPECT_EQ(ExplainOn(*sixty_four, "add.Tensor", {32}), cpu + "elements 32 < min_elements 64");
+    EXPECT_EQ(ExplainOn(*sixty_four, "add.Tensor", {64}), onednn);
+  }
+  // The winner computes in each: 64 elements through onednn in one, the
+  // same through cpu in the default runtime.
+  for (Runtime* runtime : {&defaults, sixty_four.get()}) {
+    Device& device = *runtime->GetDevice("cpu").value();
+    std::vector<float> x(64);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 20.5f;
+    const Tensor t = runtime->FromHost(device, SY_DTYPE_F32, {64}, x.data(), 256).value();
+    const Tensor sum = runtime->Call(runtime->FindOp("add").value(), {t, t}).value()[0];
+    std::vector<float> back(64);
+    ASSERT_TRUE(runtime->ToHost(sum, back.data(), 256).ok());
+    for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(back[i], 2 * x[i]) << i;
+  }
+}
+
 TEST(OnednnSelection, CpuKeepsWhatOnednnDoesNotComputeExactly) {
   // relu (NaN → 0 in oneDNN), max (drops NaN), mean (overflows), log
   // (accuracy), maximum (drops NaN), .Scalar ops (would round the Scalar).

@@ -1,22 +1,27 @@
 // bench_autotune: the autotuner on cpu with the cpu and onednn plugins, in
-// one run (docs/performance.md, "Autotuning"):
+// one run (docs/performance.md, "Autotuning"), over the public API only
+// (switchyard.hpp):
 //
 // 1. The grid: add, gelu, softmax, layer_norm (1 element … 16 M), matmul
 //    (8 … 4096 square) and conv2d (small … 16 M-element inputs), f32. onednn
 //    runs with min_elements=1 and min_matmul_flops=1, so it never declines
 //    and both plugins are candidates everywhere. For each key: a cold tune
-//    (empty cache, the tuner's default budget), then an exhaustive
-//    re-measurement of every candidate (long budget, no early stop). The
-//    table gives the tuned choice's time over the best candidate's in the
-//    exhaustive run (target: within 5 % in >= 95 % of keys, never above
-//    1.25×), the static choice's (what runs untuned) over the best, and the
-//    cold tuning time.
-// 2. Dispatch overhead (Google Benchmark): CallOut of a 16-element f32 add
-//    whose slot has one kernel (no bucket table is read: Untuned), the same
-//    with onednn loaded and the cpu kernel pinned (no table read either:
-//    PinnedWithOnednn), and through a slot with a tuned verdict for its
-//    bucket naming the same cpu kernel (Tuned): Tuned − PinnedWithOnednn is
-//    what the verdict's lookup costs; then that lookup's parts.
+//    (sy_op_tune into an empty cache — a fresh SWITCHYARD_CACHE_DIR — with
+//    the tuner's default budget), then an exhaustive re-measurement of every
+//    candidate that passed the tuner's check (exhaustive.h: by name through
+//    the public call path, at least 9 rounds and 1 s, no early stop). The
+//    table gives the tuned choice's time over the best candidate's (target:
+//    within 5 % in >= 95 % of keys, never above 1.25×), the static choice's
+//    (what runs untuned: the first candidate in the fixed order) over the
+//    best, and the cold tuning time.
+// 2. Dispatch overhead (Google Benchmark): sy_op_call_out of a 16-element
+//    f32 add whose slot has one kernel (no bucket table is read: Untuned),
+//    the same with onednn loaded and the cpu kernel pinned (no table read
+//    either: PinnedWithOnednn), and through a slot with a tuned verdict for
+//    its bucket naming the same cpu kernel (Tuned): Tuned −
+//    PinnedWithOnednn is what the verdict's lookup costs. The lookup's
+//    parts (the bucket signature, the table find) have no public face; they
+//    are bench_dispatch's core columns (tools/bench/core).
 //
 //   bench_autotune                          both parts
 //   bench_autotune --grid-only [--max-matmul=1024] [--ops=matmul,add]
@@ -25,173 +30,168 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
-#include "autotune/tune_cases.h"
-#include "autotune/tuner.h"
-#include "dispatcher/dispatch/bind.h"
-#include "dispatcher/registry/plugin_instance.h"
-#include "dispatcher/runtime/runtime.h"
+#include "../bench_util.h"
+#include "exhaustive.h"
+#include "nlohmann/json.hpp"
+#include "switchyard/switchyard.hpp"
 
 namespace {
 
-using sy::autotune::TuneCase;
-using sy::autotune::TuneInput;
-using sy::autotune::TuneAttr;
+using nlohmann::json;
+using sy::bench::Die;
+using sy::bench::Must;
 
-[[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "bench_autotune: %s\n", what.c_str());
-  std::exit(1);
-}
+const std::vector<std::string> kNoDeclines = {"onednn.min_elements=1",
+                                              "onednn.min_matmul_flops=1"};
 
-std::unique_ptr<sy::core::Runtime> MakeRuntime(bool with_onednn, bool tuner) {
-  sy::core::RuntimeOptions options;
-  options.loader.use_environment = false;
-  options.loader.use_default_path = false;
-  const std::string dir = SWITCHYARD_PLUGIN_DIR;
-  options.loader.search_paths = {dir + "/cpu.json"};
-  if (with_onednn) {
-    options.loader.search_paths.push_back(dir + "/onednn.json");
-    options.loader.plugin_options = {"onednn.min_elements=1", "onednn.min_matmul_flops=1"};
+// ---- The grid ----------------------------------------------------------------
+
+// One key: an op, its inputs' shapes (empty: an omitted optional tensor)
+// and its leading attributes (ints or int lists), owned here because
+// sy::Attr borrows its lists.
+struct Case {
+  std::string op;
+  std::vector<std::vector<int64_t>> inputs;
+  std::vector<std::vector<int64_t>> lists;  // list attributes
+  std::vector<int64_t> ints;                // int attributes, after the lists
+  bool omit_last = false;                   // the last input is None
+
+  std::vector<sy::Attr> Attrs() const {
+    std::vector<sy::Attr> attrs;
+    for (const std::vector<int64_t>& list : lists) attrs.emplace_back(list);
+    for (int64_t i : ints) attrs.emplace_back(i);
+    return attrs;
   }
-  if (tuner) {
-    sy::autotune::TunerOptions t;
-    t.in_memory = true;  // cold: nothing from earlier runs
-    options.tuner_factory = sy::autotune::MakeTunerFactory(t);
-    options.autotune = sy::core::AutotuneMode::kCached;
+  std::string Describe() const {
+    std::string text = op;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (omit_last && i + 1 == inputs.size()) {
+        text += " None";
+        continue;
+      }
+      text += " f32[";
+      for (size_t d = 0; d < inputs[i].size(); ++d) {
+        text += (d ? ", " : "") + std::to_string(inputs[i][d]);
+      }
+      text += "]";
+    }
+    return text;
   }
-  absl::StatusOr<std::unique_ptr<sy::core::Runtime>> rt = sy::core::Runtime::Create(options);
-  if (!rt.ok()) Die(std::string(rt.status().message()));
-  return *std::move(rt);
-}
+};
 
-TuneInput In(std::vector<int64_t> shape) {
-  TuneInput in;
-  in.shape = std::move(shape);
-  return in;
-}
-[[maybe_unused]] TuneAttr Int(int64_t v) {
-  TuneAttr a{};
-  a.kind = TuneAttr::Kind::kInt;
-  a.i = v;
-  return a;
-}
-TuneAttr Ints(std::vector<int64_t> v) {
-  TuneAttr a{};
-  a.kind = TuneAttr::Kind::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-std::vector<TuneCase> Grid(int64_t max_matmul, const std::set<std::string>& ops) {
-  std::vector<TuneCase> cases;
-  auto add = [&](TuneCase c) {
+std::vector<Case> Grid(int64_t max_matmul, const std::set<std::string>& ops) {
+  std::vector<Case> cases;
+  auto add = [&](Case c) {
     if (ops.empty() || ops.count(c.op)) cases.push_back(std::move(c));
   };
+  using Shapes = std::vector<std::vector<int64_t>>;
+  auto make = [](std::string op, Shapes inputs, Shapes lists = {},
+                 std::vector<int64_t> ints = {}, bool omit_last = false) {
+    Case c;
+    c.op = std::move(op);
+    c.inputs = std::move(inputs);
+    c.lists = std::move(lists);
+    c.ints = std::move(ints);
+    c.omit_last = omit_last;
+    return c;
+  };
   for (int64_t n : {1, 16, 256, 4096, 65536, 1 << 20, 1 << 24}) {
-    add({"add.Tensor", "cpu", {In({n}), In({n})}, {}, {}});
-    add({"gelu", "cpu", {In({n})}, {}, {}});
+    add(make("add.Tensor", {{n}, {n}}));
+    add(make("gelu", {{n}}));
   }
   for (int64_t n : {1, 4, 16, 64, 256, 1024, 4096}) {  // n×n: 1 … 16 M
-    add({"softmax", "cpu", {In({n, n})}, {Int(-1)}, {}});
-    add({"layer_norm", "cpu", {In({n, n}), In({n}), In({n})}, {Ints({n})}, {}});
+    add(make("softmax", {{n, n}}, {}, {-1}));
+    add(make("layer_norm", {{n, n}, {n}, {n}}, {{n}}));
   }
-  for (int64_t n = 8; n <= max_matmul; n *= 2) {
-    add({"matmul", "cpu", {In({n, n}), In({n, n})}, {}, {}});
-  }
-  // conv2d (N, C, H=W, K, kernel): inputs up to 16 M elements.
+  for (int64_t n = 8; n <= max_matmul; n *= 2) add(make("matmul", {{n, n}, {n, n}}));
+  // conv2d (N, C, H=W, K, kernel): inputs up to 16 M elements, no bias.
   struct Conv { int64_t n, c, h, k, r; };
   for (Conv v : {Conv{1, 1, 4, 1, 3}, Conv{1, 3, 32, 16, 3}, Conv{1, 16, 32, 16, 3},
                  Conv{1, 64, 56, 64, 3}, Conv{1, 256, 14, 256, 3}, Conv{4, 64, 56, 64, 1},
                  Conv{16, 64, 128, 64, 3}}) {
-    TuneInput no_bias;
-    no_bias.omitted = true;
-    add({"conv2d", "cpu", {In({v.n, v.c, v.h, v.h}), In({v.k, v.c, v.r, v.r}), no_bias},
-         {Ints({1, 1}), Ints({v.r / 2, v.r / 2})}, {}});
+    add(make("conv2d", {{v.n, v.c, v.h, v.h}, {v.k, v.c, v.r, v.r}, {}},
+             {{1, 1}, {v.r / 2, v.r / 2}}, {}, /*omit_last=*/true));
   }
   return cases;
 }
 
+std::string Plugin(const std::string& label) { return label.substr(0, label.find("::")); }
+
 struct Row {
-  std::string op, shape, candidates, tuned, best, statik;
+  std::string op, shape, candidates, tuned, best, statik, error;
   double tuned_ratio = 0, static_ratio = 0, tune_ms = 0;
   bool ok = false;
-  std::string error;
 };
 
-std::string ShortName(const std::string& label) {
-  return label.substr(0, label.find("::"));  // the plugin
+Row RunCase(const sy::Context& context, const sy::Device& cpu, const Case& c, uint32_t seed) {
+  Row row;
+  row.op = c.op;
+  row.shape = c.Describe();
+  const sy::Op op = Must(context.op(c.op), c.op);
+  std::vector<sy::Tensor> inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    inputs.push_back(c.omit_last && i + 1 == c.inputs.size()
+                         ? sy::Tensor()
+                         : sy::bench::RandomF32(cpu, c.inputs[i], seed + i));
+  }
+  const std::vector<sy::Attr> attrs = c.Attrs();
+  sy::Result<std::string> text = op.tune(inputs, attrs);
+  if (!text.ok()) {
+    row.error = text.status().message();
+    return row;
+  }
+  const json report = json::parse(*text);
+  row.tune_ms = report.value("elapsed_ms", 0.0);
+  const std::string tuned_label = sy::bench::WinnerLabel(report);
+  std::vector<sy::bench::Candidate> timed = sy::bench::PassedCandidates(op, report);
+  if (timed.empty()) {
+    row.error = "no candidate passed the check";
+    return row;
+  }
+  sy::bench::Exhaustive(op, cpu, inputs, attrs, timed);
+  double best = 1e300, tuned_ns = 0;
+  std::vector<std::string> names;
+  for (const sy::bench::Candidate& t : timed) {
+    const double median = t.Median();
+    names.push_back(Plugin(t.label));
+    if (median < best) {
+      best = median;
+      row.best = Plugin(t.label);
+    }
+    if (t.label == tuned_label) tuned_ns = median;
+  }
+  row.statik = Plugin(timed[0].label);
+  row.candidates = names[0];
+  for (size_t i = 1; i < names.size(); ++i) row.candidates += "+" + names[i];
+  row.tuned = Plugin(tuned_label);
+  row.tuned_ratio = tuned_ns / best;
+  row.static_ratio = timed[0].Median() / best;
+  row.ok = tuned_ns > 0;
+  return row;
 }
 
 void RunGrid(int64_t max_matmul, const std::set<std::string>& ops) {
-  const std::vector<TuneCase> cases = Grid(max_matmul, ops);
-  std::unique_ptr<sy::core::Runtime> rt = MakeRuntime(true, true);
-  auto& tuner = *static_cast<sy::autotune::Tuner*>(rt->tuner());
-  sy::autotune::TuneCallOptions cold;  // the defaults
-  sy::autotune::TuneCallOptions exhaustive;
-  exhaustive.force = true;
-  exhaustive.measure.budget_ms = 1000;
-  exhaustive.measure.min_rounds = 9;
-  exhaustive.measure.early_stop_factor = 1e9;
-  exhaustive.measure.band = 0;
+  const std::vector<Case> cases = Grid(max_matmul, ops);
+  const sy::Context context = sy::bench::ContextWith({"cpu", "onednn"}, kNoDeclines);
+  const sy::Device cpu = Must(context.device("cpu"), "cpu device");
   std::fprintf(stderr, "bench_autotune: %zu keys; cold tune, then exhaustive re-measure\n",
                cases.size());
   std::vector<Row> rows;
   for (size_t i = 0; i < cases.size(); ++i) {
-    const std::vector<TuneCase> one = {cases[i]};
-    Row row;
-    row.op = cases[i].op;
-    row.shape = cases[i].Describe();
-    std::vector<sy::autotune::TuneRow> tuned = RunTuneCases(*rt, tuner, one, cold);
-    std::vector<sy::autotune::TuneRow> full = RunTuneCases(*rt, tuner, one, exhaustive);
-    if (!tuned[0].status.ok() || !full[0].status.ok()) {
-      row.error = std::string(!tuned[0].status.ok() ? tuned[0].status.message()
-                                                    : full[0].status.message());
-      std::fprintf(stderr, "  %s: %s\n", row.shape.c_str(), row.error.c_str());
-      rows.push_back(row);
-      continue;
+    Row row = RunCase(context, cpu, cases[i], static_cast<uint32_t>(17 * i + 1));
+    if (row.ok) {
+      std::fprintf(stderr, "  [%zu/%zu] %s: tuned %s %.3fx, static %s %.3fx, tune %.1f ms\n",
+                   i + 1, cases.size(), row.shape.c_str(), row.tuned.c_str(),
+                   row.tuned_ratio, row.statik.c_str(), row.static_ratio, row.tune_ms);
+    } else {
+      std::fprintf(stderr, "  [%zu/%zu] %s: %s\n", i + 1, cases.size(), row.shape.c_str(),
+                   row.error.c_str());
     }
-    const sy::autotune::TuneReport& t = tuned[0].report;
-    const sy::autotune::TuneReport& f = full[0].report;
-    row.tune_ms = t.measurement.has_value() ? t.measurement->elapsed_ms : 0;
-    const std::string tuned_label =
-        t.verdict.variant < 0 ? t.verdict.kernel
-                              : absl::StrCat(t.verdict.kernel, " [", t.verdict.variant_name, "]");
-    double best = 1e300, tuned_ns = 0, static_ns = 0;
-    bool static_found = false;
-    std::vector<std::string> names;
-    for (size_t c = 0; c < f.candidates.size(); ++c) {
-      const sy::autotune::CandidateResult& r = f.measurement->results[c];
-      if (r.outcome != sy::autotune::Outcome::kMeasured) continue;
-      names.push_back(ShortName(f.candidates[c].Label()));
-      if (r.median_ns < best) {
-        best = r.median_ns;
-        row.best = ShortName(f.candidates[c].Label());
-      }
-      if (f.candidates[c].Label() == tuned_label) tuned_ns = r.median_ns;
-      if (!static_found) {  // candidates come in the static order
-        static_ns = r.median_ns;
-        row.statik = ShortName(f.candidates[c].Label());
-        static_found = true;
-      }
-    }
-    row.candidates = absl::StrJoin(names, "+");
-    row.tuned = ShortName(tuned_label);
-    row.tuned_ratio = tuned_ns / best;
-    row.static_ratio = static_ns / best;
-    row.ok = tuned_ns > 0;
-    std::fprintf(stderr, "  [%zu/%zu] %s: tuned %s %.3fx, static %s %.3fx, tune %.1f ms\n",
-                 i + 1, cases.size(), row.shape.c_str(), row.tuned.c_str(), row.tuned_ratio,
-                 row.statik.c_str(), row.static_ratio, row.tune_ms);
-    rows.push_back(row);
+    rows.push_back(std::move(row));
   }
   std::printf("\n| op | inputs | candidates | tuned | best (exhaustive) | tuned / best | "
               "static / best | cold tune (ms) |\n|---|---|---|---|---|---|---|---|\n");
@@ -222,45 +222,41 @@ void RunGrid(int64_t max_matmul, const std::set<std::string>& ops) {
 enum class Setup { kCpuAlone, kTuned, kPinned };
 
 struct DispatchFixture {
-  std::unique_ptr<sy::core::Runtime> rt;
-  sy::core::OpHandle add;
-  sy::core::Tensor a, b, out;
+  sy::Context context;
+  sy::Op add;
+  std::vector<sy::Tensor> inputs, outputs;
 
   void Init(Setup setup) {
-    const bool tuned = setup == Setup::kTuned;
-    rt = MakeRuntime(/*with_onednn=*/setup != Setup::kCpuAlone, /*tuner=*/tuned);
-    sy::core::Device* cpu = rt->GetDevice("cpu").value();
-    add = rt->FindOp("add.Tensor").value();
-    std::vector<float> ones(16, 1.0f);
-    a = rt->FromHost(*cpu, SY_DTYPE_F32, {16}, ones.data(), 64).value();
-    b = rt->FromHost(*cpu, SY_DTYPE_F32, {16}, ones.data(), 64).value();
-    out = rt->Empty(*cpu, SY_DTYPE_F32, {16}).value();
-    if (setup == Setup::kPinned) {
-      // Pinned: the slot's first choice is the cpu kernel, which never
-      // declines, so no bucket table is read — onednn loaded, no lookup.
-      if (!rt->PinKernel("add.Tensor", "cpu", CpuAddName()).ok()) Die("pin");
-      return;
+    // Tuned: onednn at its default thresholds declines a 16-element add, so
+    // the tuner's verdict for the bucket names the cpu plugin's kernel — the
+    // call runs the same kernel as Untuned, through the bucket table.
+    // Pinned: the cpu kernel pinned, which never declines, so no bucket
+    // table is read — onednn loaded, no lookup.
+    context = setup == Setup::kCpuAlone ? sy::bench::ContextWith({"cpu"})
+              : setup == Setup::kTuned  ? sy::bench::ContextWith({"cpu", "onednn"})
+                                        : sy::bench::ContextWith({"cpu", "onednn"}, kNoDeclines);
+    const sy::Device cpu = Must(context.device("cpu"), "cpu device");
+    add = Must(context.op("add.Tensor"), "add.Tensor");
+    inputs = {sy::bench::RandomF32(cpu, {16}, 1), sy::bench::RandomF32(cpu, {16}, 2)};
+    outputs = {sy::bench::EmptyF32(cpu, {16})};
+    const std::string cpu_add = CpuAddName();
+    if (setup == Setup::kPinned) Must(add.pin("cpu", cpu_add), "pin " + cpu_add);
+    if (setup != Setup::kTuned) return;
+    const json report = json::parse(Must(add.tune(inputs), "tune"));
+    const std::string how = Must(add.explain(inputs), "explain");
+    if (report["winner"]["kernel"] != cpu_add || how.find("(autotuned)") == std::string::npos) {
+      Die("the tuned setup", sy::Status(SY_STATUS_INTERNAL,
+                                        "expected a verdict naming " + cpu_add + "; got " +
+                                            report.dump() + "; explain: " + how));
     }
-    if (!tuned) return;
-    // A verdict for this bucket naming the cpu plugin's kernel: the call
-    // runs the same kernel as the untuned one, through the bucket table.
-    const sy::core::Tensor* in[] = {&a, &b};
-    sy::core::BoundCall bound;
-    if (!sy::core::BindCall(*add.def(), in, {}, {}, bound).ok()) Die("bind");
-    absl::Status s = rt->state().kernels.SetTunedChoice(add.def(), bound.key(),
-                                                        bound.bucket(), CpuAddName(), -1);
-    if (!s.ok()) Die(std::string(s.message()));
-    std::string how = rt->Explain(add, {a, b}).value();
-    if (how.find("autotuned") == std::string::npos) Die("not tuned: " + how);
   }
-  std::string CpuAddName() {
-    for (const sy::core::KernelEntry* k : rt->state().kernels.KernelsFor(add.def())) {
-      if (k->plugin != nullptr && k->plugin->name() == "cpu" &&
-          k->dtypes == std::vector<sy_dtype_t>{SY_DTYPE_F32, SY_DTYPE_F32}) {
-        return k->QualifiedName();
+  std::string CpuAddName() const {
+    for (const sy::KernelInfo& k : Must(add.kernels(), "kernels")) {
+      if (k.plugin == "cpu" && k.dtypes == std::vector<sy_dtype_t>{SY_DTYPE_F32, SY_DTYPE_F32}) {
+        return k.name;
       }
     }
-    return "";
+    Die("add.Tensor", sy::Status(SY_STATUS_NOT_FOUND, "no cpu kernel for f32"));
   }
 };
 
@@ -268,70 +264,28 @@ DispatchFixture& Fixture(Setup setup) {
   static DispatchFixture* fixtures[3] = {};
   DispatchFixture*& f = fixtures[static_cast<int>(setup)];
   if (f == nullptr) {
-    f = new DispatchFixture;
+    f = new DispatchFixture;  // lives as long as the process
     f->Init(setup);
   }
   return *f;
 }
-DispatchFixture& Untuned() { return Fixture(Setup::kCpuAlone); }
-DispatchFixture& Tuned() { return Fixture(Setup::kTuned); }
 
 void RunCallOut(benchmark::State& state, DispatchFixture& f) {
   for (auto _ : state) {
-    absl::Status s = f.rt->CallOut(f.add, {f.a, f.b}, {}, {f.out});
+    sy::Status s = f.add.call_out(f.inputs, {}, f.outputs);
     benchmark::DoNotOptimize(s);
   }
 }
-void BM_CallOut_Untuned(benchmark::State& state) { RunCallOut(state, Untuned()); }
-void BM_CallOut_Tuned(benchmark::State& state) { RunCallOut(state, Tuned()); }
+void BM_CallOut_Untuned(benchmark::State& state) {
+  RunCallOut(state, Fixture(Setup::kCpuAlone));
+}
 void BM_CallOut_PinnedWithOnednn(benchmark::State& state) {
   RunCallOut(state, Fixture(Setup::kPinned));
 }
+void BM_CallOut_Tuned(benchmark::State& state) { RunCallOut(state, Fixture(Setup::kTuned)); }
 BENCHMARK(BM_CallOut_Untuned);
 BENCHMARK(BM_CallOut_PinnedWithOnednn);
 BENCHMARK(BM_CallOut_Tuned);
-
-// The parts of the difference: the call's bucket signature (Note [Bucket
-// signatures]), and finding it in the slot's bucket table; and, for
-// comparison, building the whole ShapeBucket (what explain and the tuner do).
-void BM_BucketSignatureOfCall(benchmark::State& state) {
-  DispatchFixture& f = Tuned();
-  const sy::core::Tensor* in[] = {&f.a, &f.b};
-  sy::core::BoundCall bound;
-  if (!sy::core::BindCall(*f.add.def(), in, {}, {}, bound).ok()) Die("bind");
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(bound.tensors.data());
-    uint64_t signature = sy::core::BucketSignatureOf(bound.metas.data(), bound.tensors.data(),
-                                                     bound.tensors.size());
-    benchmark::DoNotOptimize(signature);
-  }
-}
-void BM_ShapeBucketOfCall(benchmark::State& state) {
-  DispatchFixture& f = Tuned();
-  const sy::core::Tensor* in[] = {&f.a, &f.b};
-  sy::core::BoundCall bound;
-  if (!sy::core::BindCall(*f.add.def(), in, {}, {}, bound).ok()) Die("bind");
-  for (auto _ : state) {
-    sy::core::ShapeBucket bucket = bound.bucket();
-    benchmark::DoNotOptimize(bucket);
-  }
-}
-void BM_BucketTableFind(benchmark::State& state) {
-  DispatchFixture& f = Tuned();
-  const sy::core::Tensor* in[] = {&f.a, &f.b};
-  sy::core::BoundCall bound;
-  if (!sy::core::BindCall(*f.add.def(), in, {}, {}, bound).ok()) Die("bind");
-  const sy::core::DispatchSlot* slot = f.add.def()->dispatch()->Find(bound.key());
-  const sy::core::BucketTable* table = slot->bucket_table();
-  uint64_t signature = bound.bucket().Signature();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(signature);
-    benchmark::DoNotOptimize(table->Find(signature));
-  }
-}
-BENCHMARK(BM_BucketSignatureOfCall);
-BENCHMARK(BM_ShapeBucketOfCall);
-BENCHMARK(BM_BucketTableFind);
 
 }  // namespace
 
@@ -349,11 +303,17 @@ int main(int argc, char** argv) {
     } else if (arg.rfind("--max-matmul=", 0) == 0) {
       max_matmul = std::stoll(arg.substr(13));
     } else if (arg.rfind("--ops=", 0) == 0) {
-      for (absl::string_view op : absl::StrSplit(arg.substr(6), ',')) ops.emplace(op);
+      std::string list = arg.substr(6);
+      for (size_t start = 0; start <= list.size();) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        ops.insert(list.substr(start, comma - start));
+        start = comma + 1;
+      }
     } else {
       rest.push_back(argv[i]);
     }
   }
+  sy::bench::UseFreshCache("bench_autotune");
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (grid) RunGrid(max_matmul, ops);

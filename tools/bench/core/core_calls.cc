@@ -9,6 +9,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "dispatcher/base/plugin_instance.h"
+#include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/dispatcher.h"
 #include "dispatcher/runtime/runtime.h"
 #include "nlohmann/json.hpp"
@@ -79,6 +81,76 @@ void BM_CoreExecute(benchmark::State& state) {
   }
 }
 
+// ---- The parts of a tuned call's verdict lookup ------------------------------
+// bench_autotune times the whole through the C API (Tuned − PinnedWithOnednn);
+// the parts have no public face: the call's bucket signature (Note [Bucket
+// signatures]), finding it in the slot's bucket table, and, for comparison,
+// building the whole ShapeBucket (what explain and the tuner do). A runtime
+// of their own, so the columns above keep their untuned slot.
+
+struct TunedSlot {
+  std::unique_ptr<sy::core::Runtime> runtime;
+  sy::core::OpHandle add;
+  sy::core::Tensor a, b;
+  sy::core::BoundCall bound;
+  const sy::core::BucketTable* table = nullptr;
+};
+
+TunedSlot* g_tuned = nullptr;
+
+void InitTunedSlot(const sy::core::RuntimeOptions& options) {
+  absl::StatusOr<std::unique_ptr<sy::core::Runtime>> runtime = sy::core::Runtime::Create(options);
+  if (!runtime.ok()) Fail(std::string(runtime.status().message()));
+  auto* t = new TunedSlot;  // lives as long as the process
+  t->runtime = *std::move(runtime);
+  sy::core::Device* cpu = t->runtime->GetDevice("cpu").value();
+  t->add = t->runtime->FindOp("add.Tensor").value();
+  const std::vector<float> ones(16, 1.0f);
+  t->a = t->runtime->FromHost(*cpu, SY_DTYPE_F32, {16}, ones.data(), 64).value();
+  t->b = t->runtime->FromHost(*cpu, SY_DTYPE_F32, {16}, ones.data(), 64).value();
+  const sy::core::Tensor* in[] = {&t->a, &t->b};
+  if (!sy::core::BindCall(*t->add.def(), in, {}, {}, t->bound).ok()) Fail("bind");
+  std::string cpu_add;
+  for (const sy::core::KernelEntry* k : t->runtime->state().kernels.KernelsFor(t->add.def())) {
+    if (k->plugin != nullptr && k->plugin->name() == "cpu" &&
+        k->dtypes == std::vector<sy_dtype_t>{SY_DTYPE_F32, SY_DTYPE_F32}) {
+      cpu_add = k->QualifiedName();
+    }
+  }
+  const absl::Status s = t->runtime->state().kernels.SetTunedChoice(
+      t->add.def(), t->bound.key(), t->bound.bucket(), cpu_add, -1);
+  if (!s.ok()) Fail(std::string(s.message()));
+  const sy::core::DispatchSlot* slot = t->add.def()->dispatch()->Find(t->bound.key());
+  t->table = slot != nullptr ? slot->bucket_table() : nullptr;
+  if (t->table == nullptr) Fail("the tuned slot has no bucket table");
+  g_tuned = t;
+}
+
+void BM_CoreBucketSignature(benchmark::State& state) {
+  const sy::core::BoundCall& bound = g_tuned->bound;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(bound.tensors.data());
+    uint64_t signature = sy::core::BucketSignatureOf(bound.metas.data(), bound.tensors.data(),
+                                                     bound.tensors.size());
+    benchmark::DoNotOptimize(signature);
+  }
+}
+
+void BM_CoreShapeBucket(benchmark::State& state) {
+  for (auto _ : state) {
+    sy::core::ShapeBucket bucket = g_tuned->bound.bucket();
+    benchmark::DoNotOptimize(bucket);
+  }
+}
+
+void BM_CoreBucketTableFind(benchmark::State& state) {
+  uint64_t signature = g_tuned->bound.bucket().Signature();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(signature);
+    benchmark::DoNotOptimize(g_tuned->table->Find(signature));
+  }
+}
+
 }  // namespace
 
 void RegisterCoreBenchmarks(const std::vector<std::string>& manifests) {
@@ -100,6 +172,10 @@ void RegisterCoreBenchmarks(const std::vector<std::string>& manifests) {
   benchmark::RegisterBenchmark("BM_CoreCallOut", BM_CoreCallOut);
   benchmark::RegisterBenchmark("BM_CoreCall", BM_CoreCall);
   benchmark::RegisterBenchmark("BM_CoreExecute", BM_CoreExecute);
+  InitTunedSlot(options);
+  benchmark::RegisterBenchmark("BM_CoreBucketSignature", BM_CoreBucketSignature);
+  benchmark::RegisterBenchmark("BM_CoreShapeBucket", BM_CoreShapeBucket);
+  benchmark::RegisterBenchmark("BM_CoreBucketTableFind", BM_CoreBucketTableFind);
 }
 
 }  // namespace sy::bench

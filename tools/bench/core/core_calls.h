@@ -15,7 +15,11 @@ namespace sy::bench {
 // f32 add (preallocated output for CallOut and Execute) through a runtime
 // of the core linked into this program, over `manifests` (copied with their
 // libraries to a private folder first: a plugin library is initialized once
-// per process, and libswitchyard.so loads the originals).
+// per process, and libswitchyard.so loads the originals). And the parts of
+// a tuned slot's verdict lookup, on a second runtime whose 16-element f32
+// add has a verdict: BM_CoreBucketSignature, BM_CoreShapeBucket,
+// BM_CoreBucketTableFind (bench_autotune times the whole lookup through the
+// C API).
 void RegisterCoreBenchmarks(const std::vector<std::string>& manifests);
 
 }  // namespace sy::bench

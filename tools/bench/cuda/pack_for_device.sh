@@ -39,11 +39,13 @@ cp "$SRC"/tools/bench/fusion/device_run.sh "$T/tools/bench/fusion/"
 cp "$SRC"/tools/bench/collectives/*.sh "$SRC"/tools/bench/collectives/*.py \
    "$T/tools/bench/collectives/"
 # Host libraries: what the binaries and plugins link, minus the base system
-# and the CUDA toolkit's (found on the GPU machine itself).
+# and the CUDA toolkit's (found on the GPU machine itself), and
+# libswitchyard, packed above: a copy in syslibs/ would be found first and
+# look for its plugins beside itself, where there are none.
 for f in "$T"/build/release/bin/* "$T"/build/release/lib/switchyard/plugins/*.so; do
   ldd "$f" 2>/dev/null | awk '/=> \//{print $3}'
 done | sort -u | grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libpthread|libdl|librt)\.so' \
-  | grep -v '/usr/local/cuda' | while read -r lib; do
+  | grep -v '/usr/local/cuda' | grep -v '/libswitchyard\.so' | while read -r lib; do
   cp -L "$lib" "$T/syslibs/"
 done
 (cd "$DEST" && tar -cJf tree.tar.xz tree)

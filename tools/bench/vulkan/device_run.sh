@@ -9,10 +9,12 @@
 # but no loader):
 #   tools/bench/vulkan/device_run.sh prepare
 # There (carry .gl, build/release and .devcarry):
-#   tools/bench/vulkan/device_run.sh tests harness conformance bench
+#   tools/bench/vulkan/device_run.sh tests harness conformance fusion bench
 #
 # Needs build/release/bin/{vulkan_plugin_test,vulkan_absent_test,
-# vulkan_op_harness_test,switchyard-conformance,bench_vulkan} (and
+# vulkan_op_harness_test,switchyard-conformance,bench_vulkan} (`fusion`:
+# vulkan_fusion_test and fusion_test, the fused kernels on the GPU's
+# Vulkan driver against the unfused graphs and float64) (and
 # bench_cuda for the cuda rows), build/release/lib/libswitchyard.so.0.1.0,
 # the plugin folder build/release/lib/switchyard/plugins, and the host
 # libraries the binaries link (Abseil, Boost.Filesystem, OpenSSL, Google
@@ -62,6 +64,15 @@ for step in "$@"; do
       run env VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
         SY_TEST_EXPECT="check VK_DRIVER_FILES" \
         $BIN/vulkan_absent_test 2>&1 | tee -a "$OUT/vulkan_absent.log" | tail -5 ;;
+    fusion)
+      # The fused kernels (plugins/vulkan/fused) on the GPU's Vulkan driver:
+      # every fusion_test graph fused vs unfused on vulkan:0, the cache,
+      # softmax vs float64, and a refused dtype reported.
+      run $BIN/fusion_test --gtest_filter='Devices/FusedOps.*/vulkan' 2>&1 \
+        | tee "$OUT/vulkan_fusion_graphs.log" | grep -E "FAILED|PASSED|SKIPPED|Failure" | tail -30
+      run $BIN/vulkan_fusion_test 2>&1 | tee "$OUT/vulkan_fusion_test.log" | tail -8
+      run env SWITCHYARD_VULKAN_FUSION_DTYPES=f32 $BIN/vulkan_fusion_test \
+        2>&1 | tee -a "$OUT/vulkan_fusion_test.log" | tail -5 ;;
     harness)
       run $BIN/vulkan_op_harness_test --gtest_brief=1 2>&1 \
         | tee "$OUT/vulkan_harness.log" | grep -v "^\[  SKIPPED \]" | tail -60

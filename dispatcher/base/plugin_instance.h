@@ -1,7 +1,13 @@
 // One plugin as loaded by one runtime: its identity, what it registered, and
 // a count of the live objects that keep it from being unloaded.
-#ifndef SWITCHYARD_DISPATCHER_REGISTRY_PLUGIN_INSTANCE_H_
-#define SWITCHYARD_DISPATCHER_REGISTRY_PLUGIN_INSTANCE_H_
+//
+// It lives in base/ because every part of the core names the plugin behind
+// what it holds: memory/ counts each plugin's storage, streams and events
+// here (so unload can refuse while any remain), registry/ and loading/ fill
+// it in, dispatch/ and the passes name it in messages. It depends on nothing
+// but the ABI header; the library it keeps is only declared here.
+#ifndef SWITCHYARD_DISPATCHER_BASE_PLUGIN_INSTANCE_H_
+#define SWITCHYARD_DISPATCHER_BASE_PLUGIN_INSTANCE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -14,7 +20,7 @@
 
 namespace sy::core {
 
-class SharedLibrary;  // plugin_library.h
+class SharedLibrary;  // loading/plugin_library.h
 
 class PluginInstance {
  public:
@@ -67,4 +73,4 @@ class PluginInstance {
 
 }  // namespace sy::core
 
-#endif  // SWITCHYARD_DISPATCHER_REGISTRY_PLUGIN_INSTANCE_H_
+#endif  // SWITCHYARD_DISPATCHER_BASE_PLUGIN_INSTANCE_H_

@@ -1,0 +1,165 @@
+// Pattern substitution (compile/patterns.h) on cpu, with the test_patterns
+// plugin (pattern_plugin.cc): a match is replaced by the plugin's op and
+// computes what the ops it replaces compute (against float64); a match whose
+// inner result is read elsewhere, whose replacement kernel declines or whose
+// replacement op does not exist is left alone with a note saying why; an
+// attribute the pattern fixes must match; under Patterns::kMeasured the
+// replacement is timed against the ops and the verdict is kept.
+#include <string>
+#include <vector>
+
+#include "fusion/graph.h"
+#include "fusion_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace sy::fusion::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Patterns : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt_ = MakeRuntime({std::string(SWITCHYARD_TEST_PATTERNS_MANIFEST)});
+    ASSERT_NE(rt_, nullptr);
+    cpu_ = rt_->GetDevice("cpu").value();
+    CompilerOptions options;
+    options.disk_cache = false;
+    compiler_ = std::make_unique<Compiler>(*rt_, options);
+  }
+
+  absl::StatusOr<CompiledGraph> Compile(
+      const std::vector<Tensor>& examples,
+      const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body,
+      CompileOptions::Patterns patterns = CompileOptions::Patterns::kAlways) {
+    absl::StatusOr<Graph> graph = CaptureGraph(*rt_, examples, body);
+    if (!graph.ok()) return graph.status();
+    CompileOptions options;
+    options.patterns = patterns;
+    return compiler_->Compile(*graph, options);
+  }
+
+  Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
+    return Call(*rt_, op, std::move(in), std::move(attrs));
+  }
+
+  // a·b + bias in float64, row-major [m, n].
+  static std::vector<double> MatmulAdd(const std::vector<double>& a, const std::vector<double>& b,
+                                       const std::vector<double>& bias, int m, int k, int n) {
+    std::vector<double> y(static_cast<size_t>(m) * n);
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        double acc = bias[j];
+        for (int p = 0; p < k; ++p) acc += a[i * k + p] * b[p * n + j];
+        y[static_cast<size_t>(i) * n + j] = acc;
+      }
+    }
+    return y;
+  }
+
+  std::unique_ptr<Runtime> rt_;
+  Device* cpu_ = nullptr;
+  std::unique_ptr<Compiler> compiler_;
+};
+
+TEST_F(Patterns, AMatchRunsAsTheReplacementAndComputesTheSame) {
+  const int m = 5, k = 7, n = 3;
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("add.Tensor", {Op("matmul", {in[0], in[1]}), in[2]})};
+  };
+  const Tensor a = Random(*rt_, *cpu_, SY_DTYPE_F32, {m, k}, 1);
+  const Tensor b = Random(*rt_, *cpu_, SY_DTYPE_F32, {k, n}, 2);
+  const Tensor bias = Random(*rt_, *cpu_, SY_DTYPE_F32, {n}, 3);
+  absl::StatusOr<CompiledGraph> g = Compile({a, b, bias}, body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->stats().patterns, 1) << g->Describe();
+  EXPECT_THAT(g->Describe(), HasSubstr("test_patterns::matmul_add"));
+  EXPECT_THAT(g->Describe(), HasSubstr("pattern matmul_add (plugin 'test_patterns') at matmul"
+                                       " %0 → add.Tensor %1: replaced by test_patterns::matmul_add"));
+  // Launched on new inputs of the same shapes.
+  const std::vector<double> va = RandomValues(m * k, 11), vb = RandomValues(k * n, 12),
+                            vbias = RandomValues(n, 13);
+  absl::StatusOr<std::vector<Tensor>> out =
+      g->Launch({FromValues(*rt_, *cpu_, SY_DTYPE_F32, {m, k}, va),
+                 FromValues(*rt_, *cpu_, SY_DTYPE_F32, {k, n}, vb),
+                 FromValues(*rt_, *cpu_, SY_DTYPE_F32, {n}, vbias)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<double> ra, rb, rbias;  // the inputs as f32 holds them
+  for (double v : va) ra.push_back(RoundTo(SY_DTYPE_F32, v));
+  for (double v : vb) rb.push_back(RoundTo(SY_DTYPE_F32, v));
+  for (double v : vbias) rbias.push_back(RoundTo(SY_DTYPE_F32, v));
+  ExpectClose(Read(*rt_, (*out)[0]), MatmulAdd(ra, rb, rbias, m, k, n), 1e-6, "matmul_add");
+}
+
+TEST_F(Patterns, AnInnerResultReadElsewhereKeepsTheOps) {
+  auto body = [&](const std::vector<Tensor>& in) {
+    const Tensor mm = Op("matmul", {in[0], in[1]});
+    return std::vector<Tensor>{Op("add.Tensor", {mm, in[2]}), mm};
+  };
+  absl::StatusOr<CompiledGraph> g =
+      Compile({Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 4}, 1),
+               Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 4}, 2),
+               Random(*rt_, *cpu_, SY_DTYPE_F32, {4}, 3)},
+              body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->stats().patterns, 0);
+  EXPECT_THAT(g->Describe(), HasSubstr("not replaced: the result of matmul is a graph output"));
+}
+
+TEST_F(Patterns, ADecliningOrMissingReplacementKeepsTheOps) {
+  auto body = [&](const std::vector<Tensor>& in) {
+    const Tensor s = Op("add.Tensor", {in[0], in[1]});
+    const Tensor t = Op("add.Tensor", {in[1], in[0]});
+    const Tensor u = Op("add.Tensor", {in[0], in[0]});
+    return std::vector<Tensor>{Op("gelu", {s}, {Attr("tanh")}), Op("exp", {t}),
+                               Op("gelu", {u})};  // "none": the pattern wants "tanh"
+  };
+  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {8}, 1);
+  const Tensor y = Random(*rt_, *cpu_, SY_DTYPE_F32, {8}, 2);
+  absl::StatusOr<CompiledGraph> g = Compile({x, y}, body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string text = g->Describe();
+  EXPECT_EQ(g->stats().patterns, 0) << text;
+  EXPECT_THAT(text, HasSubstr("pattern add_gelu (plugin 'test_patterns') at add.Tensor %0 → "
+                              "gelu %3: not replaced: no kernel for test_patterns::add_gelu "
+                              "with input dtypes (f32, f32) on device cpu:0."));
+  EXPECT_THAT(text, HasSubstr("Declined: test_patterns::add_gelu_declines: test_patterns "
+                              "declines every call."));
+  EXPECT_THAT(text, HasSubstr("pattern add_exp (plugin 'test_patterns') at add.Tensor %1 → "
+                              "exp %4: not replaced: no op named 'test_patterns::missing'"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("gelu %5")));  // attribute differs: no match
+  // And the graph still computes what the ops do.
+  absl::StatusOr<std::vector<Tensor>> got = g->Launch({x, y});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const std::vector<double> e = Read(*rt_, Op("exp", {Op("add.Tensor", {y, x})}));
+  ExpectClose(Read(*rt_, (*got)[1]), e, 1e-6, "exp(y + x)");
+}
+
+TEST_F(Patterns, MeasuredPatternsAreTimedOnceAndStillCorrect) {
+  const int m = 16, k = 16, n = 16;
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("add.Tensor", {Op("matmul", {in[0], in[1]}), in[2]})};
+  };
+  const std::vector<Tensor> inputs = {Random(*rt_, *cpu_, SY_DTYPE_F32, {m, k}, 1),
+                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {k, n}, 2),
+                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {n}, 3)};
+  absl::StatusOr<CompiledGraph> first =
+      Compile(inputs, body, CompileOptions::Patterns::kMeasured);
+  ASSERT_TRUE(first.ok()) << first.status();
+  // Either verdict is fine; the note gives both times.
+  EXPECT_THAT(first->Describe(), ::testing::ContainsRegex(
+                                     "matmul_add.*\\(([0-9.e+-]+) µs vs ([0-9.e+-]+) µs op by op\\)"));
+  absl::StatusOr<CompiledGraph> second =
+      Compile(inputs, body, CompileOptions::Patterns::kMeasured);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_THAT(second->Describe(), HasSubstr("measured earlier in this process"));
+  EXPECT_EQ(first->stats().patterns, second->stats().patterns);
+  absl::StatusOr<std::vector<Tensor>> got = second->Launch(inputs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const Tensor want = Op("add.Tensor", {Op("matmul", {inputs[0], inputs[1]}), inputs[2]});
+  ExpectClose(Read(*rt_, (*got)[0]), Read(*rt_, want), 1e-5, "measured matmul_add");
+}
+
+}  // namespace
+}  // namespace sy::fusion::testing
