@@ -342,6 +342,13 @@ absl::StatusOr<TuneReport> Tuner::TuneCall(core::OpHandle op, const core::CallAr
         bound.device->label(),
         def.kind() == core::OpKind::kView ? " (it is a view op)" : ""));
   }
+  if (def.kind() == core::OpKind::kCollective) {
+    // Timing one rank's collective alone would wait for peers that never
+    // join the measurement.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "nothing to tune: ", def.full_name(), " is a collective op; its "
+        "engine (NCCL, Gloo) picks its own algorithms"));
+  }
   TuningScope scope;
   return TuneBound(bound, *slot, options);
 }

@@ -12,7 +12,8 @@
 #   sdk/include      the plugin ABI headers          sdk/conformance  the kit
 #   sdk              the rest of the SDK (gpu/, template/)
 #   plugins/<name>   one backend each
-#   dispatcher/<part> base ops memory registry loading dispatch runtime trace
+#   dispatcher/<part> base ops memory registry collectives loading dispatch
+#                     runtime trace
 #   autotune  fusion  api/include  api  tools  tests
 #   tools/bench/core  bench_dispatch's core columns: the one folder of tools/
 #                     that may include the core (its C++ call path has no
@@ -37,7 +38,8 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "CheckLayers.cmake: pass -DSOURCE_DIR=<repository root>")
 endif()
 
-set(dispatcher_parts base ops memory registry loading dispatch runtime trace)
+set(dispatcher_parts base ops memory registry collectives loading dispatch runtime
+    trace)
 
 # The layer of a repository-relative path, into ${out}.
 function(layer_of path out)
@@ -87,11 +89,14 @@ function(allowed_for layer out)
     set(allowed ${d}base ${d}trace ${d}ops ${d}memory)
   elseif(layer STREQUAL "dispatcher/registry")
     set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry)
+  elseif(layer STREQUAL "dispatcher/collectives")
+    set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry
+        ${d}collectives)
   elseif(layer STREQUAL "dispatcher/loading")
     set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading)
   elseif(layer STREQUAL "dispatcher/dispatch")
     set(allowed ${d}base ${d}trace ${d}ops ${d}memory ${d}registry ${d}loading
-        ${d}dispatch)
+        ${d}collectives ${d}dispatch)
   elseif(layer STREQUAL "dispatcher/trace")
     # Tracing sits just above base: every part records into it.
     set(allowed ${d}base ${d}trace)

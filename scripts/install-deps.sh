@@ -10,6 +10,7 @@ packages=(
   libelf-dev              # switchyard-conformance reads a plugin's exports
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev             # the onednn plugin (skipped cleanly when absent)
+  libgloo-dev             # the cpu plugin's collectives (docs/distributed.md)
   libvulkan-dev glslc     # the vulkan plugin: headers and the shader compiler
   libshaderc-dev          # the vulkan plugin's fused kernels: shaderc at run time (linked statically)
   libvulkan1 mesa-vulkan-drivers  # its loader and lavapipe, the CPU device CI tests on

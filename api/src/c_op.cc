@@ -22,6 +22,7 @@ static_assert(SY_ARG_BOOL == static_cast<int>(ArgKind::kBool));
 static_assert(SY_ARG_SCALAR == static_cast<int>(ArgKind::kScalar));
 static_assert(SY_ARG_STRING == static_cast<int>(ArgKind::kString));
 static_assert(SY_ARG_DTYPE == static_cast<int>(ArgKind::kDType));
+static_assert(SY_ARG_COMMUNICATOR == static_cast<int>(ArgKind::kCommunicator));
 
 // The slot's first choice is what runs for a kernel's key unless a call's
 // shape bucket says otherwise (a decline, a per-bucket verdict); the same

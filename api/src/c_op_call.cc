@@ -34,6 +34,10 @@ struct PreparedCall {
   TensorPointers inputs;
   int32_t list_size = 0;
   bool has_list = false;
+  // The attributes with communicator tokens swapped for the communicators'
+  // refs (only when the caller passed one: collective ops).
+  SmallVector<sy_attr_t, kInlineTensors> attrs;
+  bool has_communicator = false;
 };
 
 // "input #2 ('b')", "input #3 ('tensors'[1])" — the schema argument that a
@@ -126,6 +130,30 @@ absl::Status Prepare(sy_op_t op, const sy_tensor_t* inputs, int32_t num_inputs,
           def.full_name(), ": attribute '", schema.args[schema.attr_args[j]].name,
           "' has no default; pass a value instead of SY_ATTR_DEFAULT"));
     }
+    if (ABSL_PREDICT_FALSE(attrs[j].kind == SY_ATTR_COMMUNICATOR)) {
+      call.has_communicator = true;
+    }
+  }
+  if (ABSL_PREDICT_FALSE(call.has_communicator)) {
+    // The caller's token becomes the communicator's ref; the object stays
+    // alive for the call through the caller's EpochScope (Guard).
+    const Schema& schema = def.schema();
+    for (int32_t j = 0; j < num_attrs; ++j) {
+      sy_attr_t attr = attrs[j];
+      if (attr.kind == SY_ATTR_COMMUNICATOR) {
+        const std::string what = absl::StrCat(
+            "attribute '",
+            j < def.num_attrs() ? schema.args[schema.attr_args[j]].name : "?", "'");
+        absl::StatusOr<const sy_communicator_ref_t*> ref =
+            CommunicatorRefIn(call.op->context, attr.value.i, what);
+        if (!ref.ok()) {
+          return absl::Status(ref.status().code(),
+                              absl::StrCat(def.full_name(), ": ", ref.status().message()));
+        }
+        attr.value.comm = *ref;
+      }
+      call.attrs.push_back(attr);
+    }
   }
   return absl::OkStatus();
 }
@@ -144,7 +172,9 @@ absl::Status CheckOutputCount(const OpDef& def, const void* outputs,
 CallArgs ArgsOf(const PreparedCall& call, const sy_attr_t* attrs, int32_t num_attrs) {
   CallArgs args;
   args.inputs = call.inputs;
-  args.attrs = absl::MakeConstSpan(attrs, static_cast<size_t>(num_attrs));
+  args.attrs = call.has_communicator
+                   ? absl::MakeConstSpan(call.attrs.data(), call.attrs.size())
+                   : absl::MakeConstSpan(attrs, static_cast<size_t>(num_attrs));
   if (call.has_list) args.list_sizes = absl::MakeConstSpan(&call.list_size, 1);
   return args;
 }

@@ -16,13 +16,16 @@ std::string WithArticle(HandleKind kind) {
 
 bool Retires(HandleKind kind) {
   return kind == HandleKind::kTensor || kind == HandleKind::kContext ||
-         kind == HandleKind::kGraph;
+         kind == HandleKind::kGraph || kind == HandleKind::kCommunicator;
 }
 
-// The object's Retirable base (contexts, tensors and graphs only).
+// The object's Retirable base (contexts, tensors, graphs, communicators).
 Retirable* AsRetirable(HandleObject* object) {
   if (object->kind == HandleKind::kTensor) return static_cast<TensorObject*>(object);
   if (object->kind == HandleKind::kGraph) return static_cast<GraphObject*>(object);
+  if (object->kind == HandleKind::kCommunicator) {
+    return static_cast<CommunicatorObject*>(object);
+  }
   return static_cast<ContextObject*>(object);
 }
 
@@ -43,6 +46,13 @@ TensorObject::TensorObject(std::shared_ptr<ContextState> context, sy::core::Tens
       tensor(std::move(t)) {}
 TensorObject::~TensorObject() = default;
 
+CommunicatorObject::CommunicatorObject(std::shared_ptr<ContextState> context,
+                                       std::shared_ptr<sy::core::Communicator> c)
+    : HandleObject(HandleKind::kCommunicator, context.get()),
+      keep_context(std::move(context)),
+      comm(std::move(c)) {}
+CommunicatorObject::~CommunicatorObject() = default;
+
 const char* HandleKindName(HandleKind kind) {
   switch (kind) {
     case HandleKind::kContext: return "context";
@@ -50,6 +60,7 @@ const char* HandleKindName(HandleKind kind) {
     case HandleKind::kOp: return "op";
     case HandleKind::kTensor: return "tensor";
     case HandleKind::kGraph: return "graph";
+    case HandleKind::kCommunicator: return "communicator";
     case HandleKind::kFree: break;
   }
   return "unknown";
@@ -93,6 +104,8 @@ absl::Status HandleTable::FindError(uint64_t token, HandleKind kind,
       " handle: ",
       kind == HandleKind::kTensor || kind == HandleKind::kGraph
           ? "it was released, or its context was destroyed"
+      : kind == HandleKind::kCommunicator
+          ? "it was destroyed, or its context was"
           : "its context was destroyed"));
 }
 

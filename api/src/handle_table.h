@@ -55,6 +55,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "api/src/epoch.h"
+#include "dispatcher/collectives/communicator.h"
 #include "dispatcher/memory/tensor.h"
 
 namespace sy::capi {
@@ -67,8 +68,9 @@ enum class HandleKind : uint8_t {
   kDevice = 2,
   kOp = 3,
   kTensor = 4,
-  kGraph = 5,
-  kLast = kGraph,
+  kGraph = 5,         // since 1.2
+  kCommunicator = 6,  // since 1.2
+  kLast = kCommunicator,
 };
 
 const char* HandleKindName(HandleKind kind);  // "tensor", …
@@ -105,6 +107,19 @@ struct TensorObject final : HandleObject, Retirable {
 };
 // Graph handles point at GraphObject (graph_object.h): one owner, retired
 // by sy_graph_release or the context's destruction.
+// A communicator handle's object (one reference: destroying the handle
+// drops it). Retired when destroyed or its context is; a call that looked
+// it up keeps it, and the Communicator, until the call ends.
+struct CommunicatorObject final : HandleObject, Retirable {
+  static constexpr HandleKind kKind = HandleKind::kCommunicator;
+  CommunicatorObject(std::shared_ptr<ContextState> context,
+                     std::shared_ptr<sy::core::Communicator> comm);
+  ~CommunicatorObject() override;
+  // Declared before the communicator, so destroyed after it: its plugin
+  // must stay loaded while the engine's communicator is freed.
+  std::shared_ptr<ContextState> keep_context;
+  std::shared_ptr<sy::core::Communicator> comm;
+};
 // Device and op handles point at DeviceEntry and OpEntry (context_state.h),
 // which their context owns: they are never retired on their own.
 

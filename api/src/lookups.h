@@ -43,6 +43,11 @@ inline absl::Status CheckNotSymbolic(const Tensor& tensor) {
 absl::StatusOr<Device*> LiveDeviceOf(sy_device_handle_t handle,
                                      ContextState** context);
 
+// The communicator behind the token an attribute of kind
+// SY_ATTR_COMMUNICATOR carries (distributed.h), which must belong to
+// `context`; `what` names the argument in the error.
+absl::StatusOr<const sy_communicator_ref_t*> CommunicatorRefIn(
+    const ContextState* context, int64_t token, absl::string_view what);
 // Registers `tensor` under a new handle of `context`.
 absl::StatusOr<sy_tensor_t> NewTensorHandle(ContextState& context, Tensor tensor);
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dispatcher/collectives/communicator.h"
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/dispatch/shape_memo.h"
 #include "dispatcher/memory/device.h"
@@ -22,6 +23,7 @@ const char* AttrKindName(int32_t kind) {
     case SY_ATTR_INTS: return "an int list";
     case SY_ATTR_STRING: return "a string";
     case SY_ATTR_DTYPE: return "a dtype";
+    case SY_ATTR_COMMUNICATOR: return "a communicator";
   }
   return "an attribute of unknown kind";
 }
@@ -61,12 +63,32 @@ std::string CheckAttr(const SchemaArg& arg, sy_attr_t& attr) {
                "i8 u8 bool";
       }
       break;
+    case ArgKind::kCommunicator:
+      ok = attr.kind == SY_ATTR_COMMUNICATOR && attr.value.comm != nullptr;
+      break;
     default: break;
   }
   if (ok) return "";
   return absl::StrCat("must be ", AsAbsl(ArgKindName(arg.kind)),
                       arg.optional ? " or None" : "", ", got ",
                       AttrKindName(attr.kind));
+}
+
+// A communicator is bound to one device: the call runs there, and every
+// tensor must be there too (the engine reads and writes them in place).
+absl::Status BindCommunicator(const OpDef& op, const SchemaArg& arg,
+                              const sy_attr_t& attr, BoundCall& bound) {
+  const Communicator& comm = Communicator::FromRef(attr.value.comm);
+  if (bound.device == nullptr) {
+    bound.device = &comm.device();
+    return absl::OkStatus();
+  }
+  if (bound.device == &comm.device()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      op.full_name(), ": the tensors are on ", bound.device->label(),
+      " but attribute '", arg.name, "' is a communicator bound to ",
+      comm.device().label(), "; move the tensors to ", comm.device().label(),
+      " or use a communicator made for ", bound.device->label()));
 }
 
 }  // namespace
@@ -87,6 +109,13 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
   const Schema& schema = op.schema();
   bound.op = &op;
   const int num_args = op.num_tensor_args();
+  if (op.kind() == OpKind::kCollective && CaptureActive()) {
+    // A graph would replay it without holding its communicator, and a
+    // replay on one rank alone would hang the others.
+    return absl::FailedPreconditionError(absl::StrCat(
+        op.full_name(), ": collective ops cannot be captured into a graph; "
+        "call them between captured graphs"));
+  }
 
   // Tensors.
   const size_t expected_lists = op.list_arg() >= 0 ? 1 : 0;
@@ -158,7 +187,9 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
     }
   }
   bound.offsets.push_back(static_cast<int32_t>(bound.tensors.size()));
-  if (bound.device == nullptr) {
+  // A collective op runs on its communicator's device, also one without
+  // tensors (barrier, recv): checked with the attributes below.
+  if (bound.device == nullptr && op.kind() != OpKind::kCollective) {
     return absl::InvalidArgumentError(absl::StrCat(
         op.full_name(), ": needs at least one input tensor to know which "
         "device to run on"));
@@ -191,6 +222,11 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
       if (!problem.empty()) {
         return absl::InvalidArgumentError(absl::StrCat(
             op.full_name(), ": attribute '", arg.name, "' ", problem));
+      }
+      if (arg.kind == ArgKind::kCommunicator) {
+        if (absl::Status s = BindCommunicator(op, arg, attr, bound); !s.ok()) {
+          return s;
+        }
       }
       bound.attrs.push_back(attr);
     } else if (op.attr_required(j)) {

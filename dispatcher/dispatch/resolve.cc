@@ -88,6 +88,11 @@ absl::StatusOr<Resolution> WithoutKernel(RuntimeState& state,
                                          absl::string_view declined) {
   Resolution r;
   r.declined = declined;
+  if (bound.op->kind() == OpKind::kCollective) {
+    // Only the engine that made the communicator can run it: no
+    // decomposition, no cpu fallback (docs/distributed.md).
+    return NoKernelError(state, bound, declined);
+  }
   if (bound.op->decomposition_applies(bound.metas)) {
     r.route = Route::kDecomposition;
     return r;

@@ -20,6 +20,7 @@ absl::Span<const CoreOpDef> NormOps();       // softmax … rms_norm
 absl::Span<const CoreOpDef> LinalgOps();     // matmul linear conv2d
 absl::Span<const CoreOpDef> LayoutOps();     // reshape … concat
 absl::Span<const CoreOpDef> AttentionOps();  // embedding, sdpa
+absl::Span<const CoreOpDef> CollectiveOps();  // all_reduce … barrier
 
 // Wraps a family's shape function so that it runs only on well-formed input
 // metas (valid dtypes, ranks and sizes: CheckInputMetas) and its results are

@@ -18,7 +18,8 @@ absl::Span<const CoreOpDef> CoreOps() {
     for (absl::Span<const CoreOpDef> family :
          {op_set::CreationOps(), op_set::UnaryOps(), op_set::BinaryOps(),
           op_set::ReductionOps(), op_set::NormOps(), op_set::LinalgOps(),
-          op_set::LayoutOps(), op_set::AttentionOps()}) {
+          op_set::LayoutOps(), op_set::AttentionOps(),
+          op_set::CollectiveOps()}) {
       all->insert(all->end(), family.begin(), family.end());
     }
     return all;

@@ -27,7 +27,8 @@ using schema_internal::Token;
 using schema_internal::TokenKind;
 
 constexpr char kTypeList[] =
-    "Tensor, Tensor[], int, int[], float, bool, Scalar, str, ScalarType";
+    "Tensor, Tensor[], int, int[], float, bool, Scalar, str, ScalarType, "
+    "Communicator";
 
 std::string TypeText(const SchemaArg& arg) {
   return absl::StrCat(AsAbsl(ArgKindName(arg.kind)), arg.optional ? "?" : "");
@@ -53,6 +54,8 @@ const char* DefaultExpectation(ArgKind kind) {
     case ArgKind::kTensor:
     case ArgKind::kTensorList:
       return "None";
+    case ArgKind::kCommunicator:
+      return "no default (a Communicator is always passed)";
   }
   return "a value";
 }
@@ -199,6 +202,8 @@ class Parser {
       arg.kind = ArgKind::kString;
     } else if (t.text == "ScalarType") {
       arg.kind = ArgKind::kDType;
+    } else if (t.text == "Communicator") {
+      arg.kind = ArgKind::kCommunicator;
     } else {
       return Fail(t, absl::StrCat("an argument type (one of ", kTypeList, ")"));
     }
@@ -211,6 +216,10 @@ class Parser {
                                               : ArgKind::kIntList;
     }
     arg.optional = ConsumePunct("?");
+    if (arg.optional && arg.kind == ArgKind::kCommunicator) {
+      return ErrorAt(t.column, "a Communicator argument cannot be optional; "
+                               "collective ops always run on one");
+    }
     return absl::OkStatus();
   }
 
@@ -289,6 +298,7 @@ class Parser {
         return ParseIntList(arg);
       case ArgKind::kTensor:
       case ArgKind::kTensorList:
+      case ArgKind::kCommunicator:
         return Fail(t, expected);
     }
     return Fail(t, expected);

@@ -9,7 +9,7 @@
 //   arg       := type identifier ["=" default]
 //   type      := base ["?"]            -- "?" marks an optional argument
 //   base      := "Tensor" | "Tensor[]" | "int" | "int[]" | "float" | "bool"
-//              | "Scalar" | "str" | "ScalarType"
+//              | "Scalar" | "str" | "ScalarType" | "Communicator"
 //   returns   := "Tensor" | "(" "Tensor" ("," "Tensor")* ")"
 //   default   := integer | float | "True" | "False" | "None"
 //              | "[" [integer ("," integer)*] "]" | quoted string | dtype name
@@ -40,6 +40,8 @@ enum class ArgKind {
   kScalar,      // Scalar: an int or a float, kept as given
   kString,      // str
   kDType,       // ScalarType
+  kCommunicator,  // Communicator: a communicator of ranks (collective ops;
+                  // docs/distributed.md). No default; not optional.
 };
 
 // "Tensor", "int[]", … as written in schema text.

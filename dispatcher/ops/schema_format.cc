@@ -80,6 +80,8 @@ std::string_view ArgKindName(ArgKind kind) {
       return "str";
     case ArgKind::kDType:
       return "ScalarType";
+    case ArgKind::kCommunicator:
+      return "Communicator";
   }
   return "invalid";
 }

@@ -108,6 +108,10 @@ enum class OpKind {
   kView,         // the core computes the result as a view of the input
                  // (reshape of a viewable layout, permute, transpose, slice,
                  // expand); no kernel is ever called
+  kCollective,   // a collective op (docs/distributed.md): runs on the
+                 // Communicator argument's device, by the kernel of the
+                 // plugin whose engine made it; never tuned, decomposed,
+                 // captured into a graph or run by the cpu fallback
 };
 
 // How the core lays out the outputs it allocates for a kernel (outputs the

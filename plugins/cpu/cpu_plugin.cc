@@ -19,6 +19,9 @@
 #include <string>
 #include <string_view>
 
+#if defined(SY_CPU_HAVE_GLOO)
+#include "collectives/gloo_comm.h"
+#endif
 #include "cpu_device.h"
 #include "cpu_properties.h"
 #include "kernels/gemm.h"
@@ -46,6 +49,12 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
     SY_PLUGIN_RETURN_IF_ERROR(
         plugin::RegisterKernels(host, context, "cpu", family));
   }
+#if defined(SY_CPU_HAVE_GLOO)
+  // The collective ops (collectives/gloo_comm.h; the plugin answers ABI
+  // 1.2, so the host has them).
+  SY_PLUGIN_RETURN_IF_ERROR(
+      plugin::RegisterKernels(host, context, "cpu", CollectiveKernels()));
+#endif
   return nullptr;
 }
 
@@ -126,7 +135,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = 1,  // options
+    .abi_minor = 2,  // options (1.1), collectives (1.2)
     .name = "cpu",
     .version = "0.2.0",
     .load = Load,

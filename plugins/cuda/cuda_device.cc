@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "cuda_util.h"
+#if defined(SY_CUDA_HAVE_NCCL)
+#include "collectives/nccl_comm.h"
+#endif
 #include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -563,7 +566,13 @@ Stream* FindStream(sy_stream_t handle) {
 const sy_device_api_t& CudaDeviceApi() {
   static constexpr sy_device_api_t kApi = {
       .struct_size = sizeof(sy_device_api_t),
+#if defined(SY_CUDA_HAVE_NCCL)
+      // Collectives through NCCL (collectives/nccl_comm.h); the fusion
+      // hooks go in front of it (fused/fusion_extension.h).
+      .extension = &kCudaCollectivesExtension.base,
+#else
       .extension = nullptr,
+#endif
       .device_type = "cuda",
       .dlpack_device_type = kDlpackCuda,
       .reserved = 0,

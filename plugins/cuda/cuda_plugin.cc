@@ -19,6 +19,10 @@
 #include <string>
 #include <string_view>
 
+#if defined(SY_CUDA_HAVE_NCCL)
+#include "collectives/nccl_comm.h"
+#include "collectives/nccl_library.h"
+#endif
 #include "cuda_device.h"
 #include "fused/fusion_extension.h"
 #include "kernels/attention.h"
@@ -54,6 +58,32 @@ constexpr sy_plugin_option_t kOptions[] = {
              "recently used evicted first)"},
 };
 
+// The collective ops through NCCL (collectives/nccl_comm.h; the plugin
+// answers ABI 1.2, so the host has them). NCCL is opened here to say in the load record
+// whether communicators can be made; the kernels are registered either way
+// (without NCCL no communicator can reach them).
+sy_error_t* RegisterCollectives(const sy_host_api_t* host,
+                                sy_host_context_t* context) {
+#if defined(SY_CUDA_HAVE_NCCL)
+  std::string why_not;
+  if (const NcclLibrary* nccl = NcclLibrary::Get(&why_not)) {
+    Log(host, context, SY_LOG_INFO,
+        StrCat("NCCL ", NcclVersionString(nccl->version), " (", nccl->path,
+               "): collectives on cuda devices"));
+  } else {
+    Log(host, context, SY_LOG_WARNING,
+        StrCat(why_not, ": no collectives on cuda devices until NCCL 2 is "
+               "installed (libnccl.so.2 on the library path, or "
+               "SWITCHYARD_NCCL_LIBRARY)"));
+  }
+  return plugin::RegisterKernels(host, context, "cuda", CollectiveKernels());
+#else
+  (void)host;
+  (void)context;
+  return nullptr;
+#endif
+}
+
 sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
                                sy_host_context_t* context) {
   for (std::span<const KernelSpec> family : gpu::AllSharedKernels()) {
@@ -82,7 +112,8 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
                "): conv2d through its graph API, attention through its fused "
                "engines where they fit"));
   }
-  return RegisterConv2dKernels(host, context, cudnn != nullptr);
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterConv2dKernels(host, context, cudnn != nullptr));
+  return RegisterCollectives(host, context);
 }
 
 // Reads the plugin's options (defaults without an ABI 1.1 host).
@@ -147,7 +178,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = 1,  // resident
+    .abi_minor = 2,  // resident (1.1), collectives (1.2)
     .name = "cuda",
     .version = "0.2.0",
     .load = Load,

@@ -137,7 +137,7 @@ TEST(CppApiTest, RecordsKernelsAndPins) {
 TEST(CppApiTest, VersionsAndDiscovery) {
   const sy::Versions v = sy::GetVersions();
   EXPECT_EQ(v.api_major, 1u);
-  EXPECT_EQ(v.api_minor, 2u);
+  EXPECT_EQ(v.api_minor, 2u);  // 1.2: graphs and collectives
   EXPECT_EQ(v.plugin_abi_major, static_cast<uint32_t>(SY_PLUGIN_ABI_MAJOR));
   EXPECT_FALSE(v.library.empty());
   sy::ContextOptions options;

@@ -91,7 +91,7 @@ TEST(VersionTest, LibraryApiAndPluginAbi) {
   uint32_t major = 0, minor = 0;
   ASSERT_EQ(sy_api_version(&major, &minor), SY_STATUS_OK);
   EXPECT_EQ(major, SY_API_VERSION_MAJOR);
-  EXPECT_EQ(minor, 2u);
+  EXPECT_EQ(minor, 2u);  // 1.2: graphs and collectives
   ASSERT_EQ(sy_plugin_abi_version(&major, &minor), SY_STATUS_OK);
   EXPECT_EQ(major, SY_PLUGIN_ABI_MAJOR);
   EXPECT_EQ(minor, SY_PLUGIN_ABI_MINOR);

@@ -160,6 +160,12 @@ sy_attr_t DrawAttr(FuzzedDataProvider& in, int32_t kind, Storage& storage,
       attr = sy_fuzz::DrawAttrOfKind(in, kind, unused);
       break;
     }
+    case SY_ATTR_COMMUNICATOR:
+      // A forged or garbage token: the fuzz world makes no communicator, so
+      // no call with one can succeed.
+      attr.value.i = static_cast<int64_t>(sy_fuzz::DrawForgedToken(in));
+      *malformed = true;
+      break;
     default:  // outside the enum
       attr.value.i = in.ConsumeIntegral<int64_t>();
       *malformed = true;
@@ -213,9 +219,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     } else if (p < 0.8f) {
       kind = SY_ATTR_DEFAULT;
     } else if (p < 0.95f) {
-      kind = in.ConsumeIntegralInRange<int32_t>(SY_ATTR_NONE, SY_ATTR_DTYPE);
+      kind = in.ConsumeIntegralInRange<int32_t>(SY_ATTR_NONE, SY_ATTR_COMMUNICATOR);
     } else {
-      kind = in.PickValueInArray({int32_t{7}, int32_t{-2}, int32_t{1000},
+      kind = in.PickValueInArray({int32_t{8}, int32_t{-2}, int32_t{1000},
                                   std::numeric_limits<int32_t>::min()});
     }
     bool bad = false;

@@ -189,6 +189,8 @@ inline int32_t AttrKindFor(int32_t arg_kind, FuzzedDataProvider& in) {
       return SY_ATTR_STRING;
     case SY_ARG_DTYPE:
       return SY_ATTR_DTYPE;
+    case SY_ARG_COMMUNICATOR:
+      return SY_ATTR_COMMUNICATOR;
     default:
       return SY_ATTR_NONE;
   }

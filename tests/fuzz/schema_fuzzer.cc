@@ -54,7 +54,8 @@ bool DefaultFitsKind(const sy::core::SchemaArg& arg) {
       return std::holds_alternative<sy_dtype_t>(v);
     case sy::core::ArgKind::kTensor:
     case sy::core::ArgKind::kTensorList:
-      return false;  // only None, handled above
+    case sy::core::ArgKind::kCommunicator:
+      return false;  // only None, handled above (a Communicator has none)
   }
   return false;
 }

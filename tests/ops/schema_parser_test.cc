@@ -31,6 +31,29 @@ TEST(SchemaParserTest, EveryCoreSchemaParsesAndPrintsAsWritten) {
   }
 }
 
+TEST(SchemaParserTest, CommunicatorIsAnAttributeWithoutDefaultOrNone) {
+  absl::StatusOr<Schema> s = ParseSchema(
+      "vendor::all_sum(Tensor x, Communicator comm, str op=\"sum\") -> Tensor");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->args[1].kind, ArgKind::kCommunicator);
+  EXPECT_EQ(s->attr_args, (std::vector<int>{1, 2}));
+  EXPECT_EQ(ArgKindName(ArgKind::kCommunicator), "Communicator");
+  EXPECT_EQ(s->ToString(),
+            "vendor::all_sum(Tensor x, Communicator comm, str op=\"sum\") -> Tensor");
+  absl::StatusOr<Schema> optional = ParseSchema("f(Communicator? c) -> Tensor");
+  ASSERT_FALSE(optional.ok());
+  EXPECT_EQ(optional.status().message(),
+            "schema 'f(Communicator? c) -> Tensor': at column 3: a Communicator "
+            "argument cannot be optional; collective ops always run on one");
+  absl::StatusOr<Schema> with_default = ParseSchema("f(Communicator c=0) -> Tensor");
+  ASSERT_FALSE(with_default.ok());
+  EXPECT_NE(with_default.status().message().find(
+                "expected no default (a Communicator is always passed) as the "
+                "default of Communicator argument 'c'"),
+            std::string::npos)
+      << with_default.status();
+}
+
 TEST(SchemaParserTest, ParsesNamesOverloadsAndArguments) {
   absl::StatusOr<Schema> s =
       ParseSchema("add.Tensor(Tensor a, Tensor b) -> Tensor");
@@ -274,7 +297,7 @@ TEST(SchemaParserTest, BadSchemasGetExactMessages) {
       {"f(Tensor a, Foo b) -> Tensor",
        "schema 'f(Tensor a, Foo b) -> Tensor': at column 13: expected an "
        "argument type (one of Tensor, Tensor[], int, int[], float, bool, "
-       "Scalar, str, ScalarType), found 'Foo'"},
+       "Scalar, str, ScalarType, Communicator), found 'Foo'"},
       {"f(Tensor a, Tensor) -> Tensor",
        "schema 'f(Tensor a, Tensor) -> Tensor': at column 19: expected an "
        "argument name after 'Tensor', found ')'"},

@@ -24,7 +24,7 @@ constexpr sy_dtype_t kF32 = SY_DTYPE_F32, kF64 = SY_DTYPE_F64,
 
 TEST(CoreOpsTest, TableListsTheOpSetInOrderWithKinds) {
   std::vector<std::string> names;
-  std::vector<std::string> elementwise, views;
+  std::vector<std::string> elementwise, views, collectives;
   for (const CoreOpDef& op : CoreOps()) {
     absl::StatusOr<Schema> s = ParseSchema(op.schema);
     ASSERT_TRUE(s.ok()) << s.status();
@@ -32,6 +32,7 @@ TEST(CoreOpsTest, TableListsTheOpSetInOrderWithKinds) {
     names.push_back(s->FullName());
     if (op.kind == OpKind::kElementwise) elementwise.push_back(s->FullName());
     if (op.kind == OpKind::kView) views.push_back(s->FullName());
+    if (op.kind == OpKind::kCollective) collectives.push_back(s->FullName());
   }
   std::vector<std::string> want = {
       "fill.Scalar", "copy", "cast", "neg",        "abs", "relu", "square",
@@ -57,7 +58,12 @@ TEST(CoreOpsTest, TableListsTheOpSetInOrderWithKinds) {
         "concat",      "embedding",  "scaled_dot_product_attention"}) {
     want.push_back(op);
   }
+  const std::vector<std::string> want_collectives = {
+      "all_reduce", "all_gather", "reduce_scatter", "broadcast",
+      "send",       "recv",       "barrier"};
+  want.insert(want.end(), want_collectives.begin(), want_collectives.end());
   EXPECT_EQ(names, want);
+  EXPECT_EQ(collectives, want_collectives);
   EXPECT_EQ(elementwise, want_elementwise);
   EXPECT_EQ(views, (std::vector<std::string>{"reshape", "permute", "transpose",
                                              "slice", "expand"}));

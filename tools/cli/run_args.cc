@@ -166,6 +166,9 @@ sy::Result<ParsedAttrs> ParsedAttrs::Parse(const std::string& op_name,
       case SY_ARG_TENSOR:
       case SY_ARG_TENSOR_LIST:
         return wrong("a tensor, which `run` makes from --shape");
+      case SY_ARG_COMMUNICATOR:
+        return wrong("a communicator of several processes, which `run` cannot "
+                     "make; run collective ops from a program (docs/distributed.md)");
     }
     summary.push_back(text);
   }

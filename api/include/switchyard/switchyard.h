@@ -714,6 +714,7 @@ typedef enum sy_arg_kind_t {
   SY_ARG_SCALAR = 6,      /* Scalar: an int or a float */
   SY_ARG_STRING = 7,      /* str      */
   SY_ARG_DTYPE = 8,       /* ScalarType */
+  SY_ARG_COMMUNICATOR = 9, /* Communicator (since 1.2; switchyard/distributed.h) */
 } sy_arg_kind_t;
 
 typedef struct sy_op_arg_t {
@@ -1129,7 +1130,8 @@ SY_API sy_status_code_t sy_tensor_from_dlpack_versioned(
 } /* extern "C" */
 #endif
 
-/* ===== Since 1.2: graphs (capture, compile, launch) ======================= */
-#include "switchyard/graph.h"
+/* ===== Since 1.2: areas in headers of their own ========================== */
+#include "switchyard/graph.h"       /* graphs: capture, compile, launch */
+#include "switchyard/distributed.h" /* communicators for collective ops */
 
 #endif /* SWITCHYARD_SWITCHYARD_H_ */

@@ -1050,7 +1050,8 @@ class Context {
 
 }  // namespace sy
 
-// Graphs (capture, compile, launch): sy::Graph, sy::GraphCapture.
-#include "switchyard/graph.hpp"
+// The areas split into headers of their own (since 1.2).
+#include "switchyard/graph.hpp"        // sy::Graph, sy::GraphCapture
+#include "switchyard/distributed.hpp"  // sy::Communicator
 
 #endif  // SWITCHYARD_SWITCHYARD_HPP_

@@ -5,6 +5,7 @@
 
 #include "autotune_functions.h"
 #include "context_functions.h"
+#include "distributed_functions.h"
 #include "context_object.h"
 #include "dlpack_capsules.h"
 #include "graph_functions.h"
@@ -136,6 +137,7 @@ PyMODINIT_FUNC PyInit__C() {
   g.str_out = PyUnicode_InternFromString("out");
   if (g.str_out == nullptr || !AddFunctions(module.get(), g_module_functions) ||
       !AddFunctions(module.get(), g_context_functions) ||
+      !AddFunctions(module.get(), g_distributed_functions) ||
       !AddFunctions(module.get(), g_autotune_functions) ||
       !AddFunctions(module.get(), g_log_functions) ||
       !AddFunctions(module.get(), g_graph_functions) || !AddTensorType(module.get()) ||

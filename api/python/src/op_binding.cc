@@ -374,6 +374,20 @@ bool Bind(const OpPlan& plan, PyObject* const* args, Py_ssize_t nargs,
         attr.value.dtype = static_cast<sy_dtype_t>(PyLong_AsUnsignedLong(number.get()));
         break;
       }
+      case SY_ARG_COMMUNICATOR: {
+        // A sy.distributed.Communicator: its C handle (distributed.h), which
+        // the library checks (a destroyed one is a stale handle).
+        PyRef handle(PyObject_GetAttrString(value, "_comm_handle"));
+        if (!handle) {
+          if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return fail(BindFail::kPython);
+          PyErr_Clear();
+          return fail(BindFail::kWrongType);
+        }
+        sy_communicator_t comm = nullptr;
+        if (!HandleFromPy(handle.get(), &comm)) return fail(BindFail::kPython);
+        attr = sy_attr_communicator(comm);
+        break;
+      }
       default:
         return fail(BindFail::kWrongType);
     }

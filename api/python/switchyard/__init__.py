@@ -33,6 +33,7 @@ from ._profile import Profile, ProfileRow, profile
 from ._graph import CompiledFunction, Graph, GraphBreakWarning, compile, graph
 from ._tensor import Tensor, empty, from_dlpack, ones, tensor, zeros
 from . import _dtypes, _tensor
+from . import distributed
 
 _C._register(Tensor, dict(_errors.BY_CODE), list(_dtypes.ALL), _dtypes.as_dtype,
              _tensor._reflected, _numbers.Integral, _numbers.Real, _np.bool_)

@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterator, Literal, Mapping, Sequence, overload
 import numpy as np
 
 from ._generated_ops import Ops
+from . import distributed as distributed
 
 __version__: str
 api_version: tuple[int, int]

@@ -19,7 +19,7 @@ from ._library import _C
 
 # Argument kinds (sy_arg_kind_t).
 (ARG_TENSOR, ARG_TENSOR_LIST, ARG_INT, ARG_INT_LIST, ARG_FLOAT, ARG_BOOL,
- ARG_SCALAR, ARG_STRING, ARG_DTYPE) = range(9)
+ ARG_SCALAR, ARG_STRING, ARG_DTYPE, ARG_COMMUNICATOR) = range(10)
 
 # Keyword names accepted besides the schema's (op_plan.cc keeps the same list).
 ALIASES = {"dims": ("dim", "axis"), "keepdim": ("keepdims",),

@@ -14,8 +14,8 @@ import sys
 
 from . import Context
 from ._ops import _identifier
-from ._ops import (ALIASES, ARG_BOOL, ARG_DTYPE, ARG_FLOAT, ARG_INT, ARG_INT_LIST,
-                   ARG_SCALAR, ARG_STRING, ARG_TENSOR, ARG_TENSOR_LIST)
+from ._ops import (ALIASES, ARG_BOOL, ARG_COMMUNICATOR, ARG_DTYPE, ARG_FLOAT, ARG_INT,
+                   ARG_INT_LIST, ARG_SCALAR, ARG_STRING, ARG_TENSOR, ARG_TENSOR_LIST)
 
 _TYPES = {
     ARG_TENSOR: "Tensor",
@@ -27,6 +27,7 @@ _TYPES = {
     ARG_SCALAR: "int | float",
     ARG_STRING: "str",
     ARG_DTYPE: "DTypeLike",
+    ARG_COMMUNICATOR: "Communicator",
 }
 
 
@@ -92,6 +93,7 @@ def generate():
             "",
             "from . import Tensor, TuneReport",
             "from ._dtypes import DType",
+            "from .distributed import Communicator",
             "",
             "DTypeLike = DType | str | type | Any",
         ]

@@ -272,6 +272,7 @@ pub const SY_ARG_BOOL: i32 = 5;
 pub const SY_ARG_SCALAR: i32 = 6;
 pub const SY_ARG_STRING: i32 = 7;
 pub const SY_ARG_DTYPE: i32 = 8;
+pub const SY_ARG_COMMUNICATOR: i32 = 9;
 
 #[repr(C)]
 pub struct sy_op_arg_t {

@@ -102,6 +102,9 @@ pub enum ArgKind {
     Scalar,
     Str,
     DType,
+    /// A communicator (collective ops, C API 1.2). The crate makes none yet:
+    /// such ops are listed, not callable from Rust.
+    Communicator,
 }
 
 /// One argument of an op's schema.
@@ -150,6 +153,7 @@ fn arg_kind(raw: i32) -> Result<ArgKind> {
         ffi::SY_ARG_SCALAR => ArgKind::Scalar,
         ffi::SY_ARG_STRING => ArgKind::Str,
         ffi::SY_ARG_DTYPE => ArgKind::DType,
+        ffi::SY_ARG_COMMUNICATOR => ArgKind::Communicator,
         other => {
             return Err(Error::new(
                 crate::Code::Unimplemented,

@@ -4,6 +4,9 @@
 #include <string>
 
 #include "fused/fused_program.h"
+#if defined(SY_CPU_HAVE_GLOO)
+#include "collectives/gloo_comm.h"
+#endif
 #include "kernels/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -66,7 +69,12 @@ const sy_fusion_extension_t kCpuFusionExtension = {
     .base = {.struct_size = sizeof(sy_fusion_extension_t),
              .type = SY_EXTENSION_FUSION,
              .reserved = 0,
+#if defined(SY_CPU_HAVE_GLOO)
+             // The next hooks of the cpu device type: collectives.
+             .next = &kCpuCollectivesExtension.base},
+#else
              .next = nullptr},
+#endif
     .device_type = "cpu",
     .compiler = "cpu tiled evaluator 1",
     .flags = SY_FUSION_FLAG_ROW_REDUCTIONS,

@@ -31,6 +31,7 @@
 #define SWITCHYARD_PLUGIN_HPP_
 
 #include "switchyard/plugin.h"
+#include "switchyard/plugin/collectives.hpp"
 #include "switchyard/plugin/device.hpp"
 #include "switchyard/plugin/dtypes.hpp"
 #include "switchyard/plugin/entry.hpp"

@@ -48,7 +48,8 @@ TEST(CpuPluginManifestTest, SitsNextToTheLibrary) {
   EXPECT_THAT(text.str(), HasSubstr("\"name\": \"cpu\""));
   EXPECT_THAT(text.str(),
               HasSubstr("\"library\": \"" + library.filename().string()));
-  EXPECT_THAT(text.str(), HasSubstr("\"abi\": {\"major\": 1, \"minor\": 1}"));
+  EXPECT_THAT(text.str(), HasSubstr("\"abi\": {\"major\": 1, \"minor\": " +
+                                    std::to_string(SY_PLUGIN_ABI_MINOR) + "}"));
   EXPECT_THAT(text.str(), HasSubstr("\"device_types\": [\"cpu\"]"));
 }
 
@@ -77,7 +78,7 @@ TEST_F(CpuPluginInitTest, ReturnsItsTable) {
   EXPECT_EQ(plugin->struct_size, sizeof(sy_plugin_api_t));
   EXPECT_EQ(plugin->extension, nullptr);
   EXPECT_EQ(plugin->abi_major, 1u);
-  EXPECT_EQ(plugin->abi_minor, 1u);
+  EXPECT_EQ(plugin->abi_minor, 2u);  // collectives
   EXPECT_STREQ(plugin->name, "cpu");
   EXPECT_STREQ(plugin->version, "0.2.0");
   EXPECT_NE(plugin->load, nullptr);
@@ -90,7 +91,7 @@ TEST_F(CpuPluginInitTest, AnswersItsOwnMinorToANewerHost) {
   newer.abi_minor = 7;
   const sy_plugin_api_t* plugin = nullptr;
   ASSERT_TRUE(TakeError(init_(&newer, &plugin)).ok());
-  EXPECT_EQ(plugin->abi_minor, 1u);
+  EXPECT_EQ(plugin->abi_minor, 2u);
 }
 
 TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
@@ -103,7 +104,7 @@ TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_EQ(status.message,
             "cpu plugin: the host speaks plugin ABI 2.3 but this plugin was "
-            "built for ABI 1.1; rebuild the plugin against the host's SDK, or "
+            "built for ABI 1.2; rebuild the plugin against the host's SDK, or "
             "use a host that speaks plugin ABI 1");
   EXPECT_EQ(plugin, nullptr);
 }
@@ -115,8 +116,8 @@ TEST_F(CpuPluginInitTest, RefusesATruncatedHostTable) {
   const Status status = TakeError(init_(&small, &plugin));
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_THAT(status.message,
-              HasSubstr("cpu plugin: needs plugin ABI 1.1 but the host offers "
-                        "ABI 1.1 with a "));
+              HasSubstr("cpu plugin: needs plugin ABI 1.2 but the host offers "
+                        "ABI 1.2 with a "));
 }
 
 TEST_F(CpuPluginInitTest, RejectsANullOutPointer) {

@@ -21,7 +21,8 @@ SRC=$(cd "$(dirname "$0")/../../.." && pwd)
 rm -rf "$DEST/tree" "$DEST/tree.tar.xz"
 T=$DEST/tree
 mkdir -p "$T/build/release/bin" "$T/build/release/lib/switchyard/plugins" \
-         "$T/tools/bench/cuda" "$T/tools/bench/fusion" "$T/syslibs"
+         "$T/tools/bench/cuda" "$T/tools/bench/fusion" "$T/tools/bench/collectives" \
+         "$T/syslibs"
 BINS=${BINS:-"cuda_plugin_test cuda_cudnn_absent_test cuda_op_harness_test bench_cuda bench_block"}
 for b in $BINS; do strip -o "$T/build/release/bin/$b" "$BUILD/bin/$b"; done
 for f in "$BUILD"/lib/switchyard/plugins/*; do
@@ -35,6 +36,8 @@ if [ -e "$BUILD/lib/libswitchyard.so.0.1.0" ]; then
 fi
 cp "$SRC"/tools/bench/cuda/*.py "$SRC"/tools/bench/cuda/device_run.sh "$T/tools/bench/cuda/"
 cp "$SRC"/tools/bench/fusion/device_run.sh "$T/tools/bench/fusion/"
+cp "$SRC"/tools/bench/collectives/*.sh "$SRC"/tools/bench/collectives/*.py \
+   "$T/tools/bench/collectives/"
 # Host libraries: what the binaries and plugins link, minus the base system
 # and the CUDA toolkit's (found on the GPU machine itself), and
 # libswitchyard, packed above: a copy in syslibs/ would be found first and
