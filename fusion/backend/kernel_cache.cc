@@ -78,9 +78,15 @@ absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
   const auto start = std::chrono::steady_clock::now();
   const std::string bytes = Serialize(ir);
   const std::string key = Key(backend, device, bytes);
+  // A compiled kernel belongs to the device it was compiled or loaded for
+  // (a CUDA module lives in that device's context): the memory cache keys
+  // by the device too, so a second identical GPU compiles or loads its own
+  // (it launched device 0's module, an illegal address on both GPUs). The
+  // disk cache's bytes serve every device of the same kind.
+  const std::string memory_key = absl::StrCat(key, "@", device.label());
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = memory_.find(key); it != memory_.end()) {
+    if (auto it = memory_.find(memory_key); it != memory_.end()) {
       ++stats_.memory_hits;
       *origin = KernelOrigin::kMemory;
       *millis = MillisSince(start);
@@ -144,7 +150,7 @@ absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
     stats_.load_ms += MillisSince(start);
   }
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, inserted] = memory_.emplace(key, kernel);
+  auto [it, inserted] = memory_.emplace(memory_key, kernel);
   *millis = MillisSince(start);
   return it->second;
 }

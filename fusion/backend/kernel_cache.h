@@ -5,7 +5,10 @@
 //
 // The key is a SHA-256 of the serialized IR, the device's fingerprint (its
 // type, name, vendor and driver), the plugin's name and version and its
-// compiler's name and version: anything that could change the code.
+// compiler's name and version: anything that could change the code. In
+// memory the entry is per device as well (a handle is bound to the device
+// it was compiled or loaded for); on disk one entry serves every device of
+// the same fingerprint.
 //
 // Lifetime: a CompiledKernel holds its plugin (PluginInstance::RetainObject),
 // so the plugin cannot be unloaded under it; the cache and every compiled

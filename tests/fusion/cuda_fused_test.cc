@@ -230,6 +230,26 @@ TEST_F(CudaFusion, KernelCacheInMemoryOnDiskAndPastCorruptEntries) {
   std::filesystem::remove_all(dir);
 }
 
+// One graph on two GPUs of the same kind: each gets its own kernel (the
+// in-memory cache is per device). Sharing device 0's module made the second
+// GPU's launch an illegal address on both (switchyard demo on 2 H200s).
+TEST_F(CudaFusion, EachGpuGetsItsOwnKernel) {
+  absl::StatusOr<Device*> second = rt_->GetDevice("cuda:1");
+  if (!second.ok()) GTEST_SKIP() << "needs two CUDA devices: " << second.status().message();
+  const Body body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("mul.Tensor", {Op("exp", {in[0]}), in[0]})};
+  };
+  for (Device* device : {cuda_, *second}) {
+    const Tensor x = Random(*rt_, *device, SY_DTYPE_F32, {64, 96}, 21);
+    CompileStats stats;
+    Check(*compiler_, {x}, body, 1e-5, "exp(x)*x on " + device->label(), &stats);
+    EXPECT_EQ(stats.fused_groups, 1) << description_;
+    if (device != cuda_) EXPECT_EQ(stats.kernels_from_memory, 0) << description_;
+  }
+  EXPECT_EQ(rt_->Synchronize(*cuda_), absl::OkStatus());
+  EXPECT_EQ(rt_->Synchronize(**second), absl::OkStatus());
+}
+
 TEST_F(CudaFusion, MatmulBiasGeluRunsAsTheEpilogueKernel) {
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     const Tensor a = Random(*rt_, *cuda_, dtype, {64, 128}, 12, -1, 1);
