@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "switchyard/plugin/dtypes.hpp"
 #include "switchyard/plugin/fused_codegen.hpp"
 #include "switchyard/plugin/fused_ir.hpp"
 
@@ -128,23 +129,9 @@ std::string Round(sy_dtype_t d, const std::string& v) {
   return v;
 }
 
-const char* DtypeName(sy_dtype_t d) {
-  switch (d) {
-    case SY_DTYPE_F32: return "f32";
-    case SY_DTYPE_F64: return "f64";
-    case SY_DTYPE_F16: return "f16";
-    case SY_DTYPE_BF16: return "bf16";
-    case SY_DTYPE_I32: return "i32";
-    case SY_DTYPE_I64: return "i64";
-    case SY_DTYPE_I8: return "i8";
-    case SY_DTYPE_U8: return "u8";
-    default: return "bool";
-  }
-}
-
 // The storage → value expression of a load at element offset `at`.
 std::string Load(const OperandPlan& p, const std::string& at) {
-  const std::string call = std::string("ld_") + DtypeName(p.dtype) + "(" + p.ptr + ", " + at + ")";
+  const std::string call = std::string("ld_") + std::string(::sy::plugin::DtypeName(p.dtype)) + "(" + p.ptr + ", " + at + ")";
   if (p.dtype == SY_DTYPE_F32 || Is16(p.dtype)) return call;
   return std::string(ValueType(p.dtype)) + "(" + call + ")";
 }
@@ -160,7 +147,7 @@ std::string Store(const OperandPlan& p, const std::string& at, const std::string
     case SY_DTYPE_I64: x = "int64_t(" + v + ")"; break;
     default: x = "int(" + v + ")"; break;  // i32, i8, u8
   }
-  return std::string("st_") + DtypeName(p.dtype) + "(" + p.ptr + ", " + at + ", " + x + ");";
+  return std::string("st_") + std::string(::sy::plugin::DtypeName(p.dtype)) + "(" + p.ptr + ", " + at + ", " + x + ");";
 }
 
 class Generator {
