@@ -70,7 +70,9 @@ absl::Status BindInputs(const Plan& plan, absl::Span<const core::Tensor> inputs,
     if (&t.device() != want.device) {
       return absl::InvalidArgumentError(absl::StrCat(
           who, " is on ", t.device().label(), " but the graph was captured on ",
-          want.device->label(), "; move the input there (Runtime::To)"));
+          want.device->label(),
+          "; move the input there (sy_tensor_to_device in C, Tensor::To "
+          "in C++, tensor.to(device) in Python)"));
     }
     core::Tensor tensor = t;
     bool same_layout = true;
