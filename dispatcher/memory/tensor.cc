@@ -7,6 +7,7 @@
 #include "dispatcher/memory/device.h"
 #include "dispatcher/ops/absl_compat.h"
 #include "dispatcher/ops/dtype.h"
+#include "dispatcher/ops/shape_util.h"
 #include "dispatcher/base/plugin_instance.h"
 
 namespace sy::core {
@@ -68,25 +69,21 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device, sy_dtype_t dtype,
         "cannot create a tensor of rank ", shape.size(), ": at most ",
         SY_MAX_RANK, " dimensions are supported"));
   }
-  // `extent`, the product of max(dim, 1), is what the contiguous strides
-  // are made of: it must stay bounded even when a 0 makes numel 0 (a
-  // [0, 10, 2^61 + 1] shape used to overflow the strides).
-  int64_t numel = 1, extent = 1;
   for (int64_t dim : shape) {
     if (dim < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
           "]: dimensions must be >= 0"));
     }
-    const int64_t positive = std::max<int64_t>(dim, 1);
-    if (extent > (int64_t{1} << 56) / positive) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
-          "]: too many elements"));
-    }
-    extent *= positive;
-    numel *= dim;
   }
+  // The contiguous strides must stay bounded even when a 0 makes numel 0
+  // (a [0, 10, 2^61 + 1] shape used to overflow them).
+  if (!ExtentFits(shape)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create a tensor of shape [", absl::StrJoin(shape, ", "),
+        "]: too many elements"));
+  }
+  const int64_t numel = *NumElements(shape);  // <= the extent: it fits
   absl::StatusOr<boost::intrusive_ptr<Storage>> storage =
       Storage::Allocate(device, static_cast<size_t>(numel) * DTypeSize(dtype));
   if (!storage.ok()) return storage.status();

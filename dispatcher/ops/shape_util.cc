@@ -1,5 +1,6 @@
 #include "dispatcher/ops/shape_util.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -77,6 +78,16 @@ std::optional<int64_t> NumElements(absl::Span<const int64_t> shape) {
     if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
   }
   return n;
+}
+
+bool ExtentFits(absl::Span<const int64_t> shape) {
+  int64_t extent = 1;
+  for (int64_t d : shape) {
+    const int64_t positive = std::max<int64_t>(d, 1);
+    if (extent > kMaxExtent / positive) return false;
+    extent *= positive;
+  }
+  return true;
 }
 
 absl::StatusOr<int> NormalizeDim(int64_t dim, int64_t rank) {
@@ -302,10 +313,11 @@ absl::Status CheckInputMetas(const ShapeContext& ctx) {
                               "; sizes must be >= 0"));
         }
       }
-      if (!NumElements(ShapeOf(t)).has_value()) {
+      if (!ExtentFits(ShapeOf(t))) {
         return ctx.TensorError(
             k, absl::StrCat(ElementPrefix(ctx, k, i), "has shape ", FormatShape(ShapeOf(t)),
-                            ", whose element count does not fit in int64"));
+                            ", too large to address (the product of its "
+                            "nonzero sizes exceeds 2^56)"));
       }
     }
   }
@@ -337,6 +349,12 @@ absl::Status CheckOutputMetas(const ShapeContext& ctx,
       return ctx.OpError(
           absl::StrCat("the result would have shape ", FormatShape(ShapeOf(t)),
                        ", more bytes than int64 can count; use smaller sizes"));
+    }
+    if (!ExtentFits(ShapeOf(t))) {
+      return ctx.OpError(absl::StrCat(
+          "the result would have shape ", FormatShape(ShapeOf(t)),
+          ", too large to address (the product of its nonzero sizes "
+          "exceeds 2^56); use smaller sizes"));
     }
   }
   return absl::OkStatus();

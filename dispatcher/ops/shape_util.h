@@ -39,6 +39,16 @@ std::string FormatShape(absl::Span<const int64_t> shape);
 // in int64. Requires every dim >= 0.
 std::optional<int64_t> NumElements(absl::Span<const int64_t> shape);
 
+// The largest extent a tensor may have (see ExtentFits): 2^56, so that any
+// contiguous stride, times any dtype's size, stays far inside int64.
+inline constexpr int64_t kMaxExtent = int64_t{1} << 56;
+
+// Whether the product of max(dim, 1) over `shape` is at most kMaxExtent.
+// The contiguous strides are made of that product, so it must stay bounded
+// even when a 0 makes the element count 0: [0, 2^62, 49] has no element, but
+// its strides would overflow. Requires every dim >= 0.
+bool ExtentFits(absl::Span<const int64_t> shape);
+
 // Maps a dim in [-rank, rank) to [0, rank), counting negative dims from the
 // end. Otherwise InvalidArgument, e.g.
 //   "dim 2 is out of range for rank 2; expected a dim in [-2, 1]".

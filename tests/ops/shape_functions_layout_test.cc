@@ -50,6 +50,13 @@ TEST(ReshapeShapeTest, Errors) {
       "have at most 8 dims (SY_MAX_RANK)"));
   EXPECT_TRUE(IsInvalid(Infer(
       "reshape", {T(kF32, {1}), Ints({int64_t{1} << 40, int64_t{1} << 40})})));
+  // No element, but sizes whose strides would overflow (found by the C API
+  // fuzzer: the view's strides were computed from them).
+  EXPECT_TRUE(IsError(
+      Infer("reshape", {T(kF32, {0}), Ints({0, int64_t{1} << 62, 49})}),
+      "reshape: the result would have shape [0, 4611686018427387904, 49], too "
+      "large to address (the product of its nonzero sizes exceeds 2^56); use "
+      "smaller sizes"));
 }
 
 TEST(PermuteShapeTest, GoodAndBad) {
