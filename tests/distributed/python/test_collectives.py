@@ -152,8 +152,11 @@ def join_only(rank, world, url, timeout):
     return "joined"
 
 
+# The rendezvous timeouts below leave a loaded machine (CI runs suites side
+# by side on 2 cores) seconds to start the other rank: with 0.5-1 s, a rank
+# that started late was named as missing too, and the test failed.
 def test_a_rank_that_never_comes_is_named_after_the_timeout():
-    results = run_ranks(3, join_only, 1.0, ranks=[0, 1], timeout=20)
+    results = run_ranks(3, join_only, 4.0, ranks=[0, 1], timeout=30)
     for rank in (0, 1):
         error = results[rank]
         assert isinstance(error, RankError), error
@@ -177,8 +180,8 @@ def test_mismatched_world_sizes_are_an_error_on_every_rank():
 def test_a_rank_claimed_twice_is_an_error():
     def body(rank, world, url):
         import switchyard as sy
-        sy.distributed.init(rank=0, world_size=2, rendezvous=url, timeout=0.5)
-    results = run_ranks(2, body, timeout=20)
+        sy.distributed.init(rank=0, world_size=2, rendezvous=url, timeout=4)
+    results = run_ranks(2, body, timeout=30)
     messages = [r.message for r in results.values() if isinstance(r, RankError)]
     assert any("rank 0 has already arrived at this rendezvous" in m for m in messages), results
 
@@ -211,7 +214,7 @@ def test_a_peer_that_dies_is_an_error_not_a_hang():
     assert kind in ("UnavailableError", "DeadlineExceededError"), message
     assert "all_reduce on rank 0 of 2 (gloo): Gloo:" in message
     assert "a peer may have died or timed out (3000 ms)" in message
-    assert elapsed < 3.0 + 2.0
+    assert elapsed < 3.0 + 10.0  # bounded by the timeout, not a hang
     assert "the communicator failed earlier" in again
     assert "destroy it and make a new one on every rank" in again
 
