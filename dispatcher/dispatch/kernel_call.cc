@@ -82,7 +82,9 @@ KernelCallFrame::KernelCallFrame(const BoundCall& bound,
   call_.variant_config = choice.variant_config;
   call_.kernel_data = choice.kernel->kernel_data;
   call_.host_call = nullptr;
-  call_.flags = query ? SY_KERNEL_CALL_QUERY : 0u;
+  // Binding checked the call against the schema, resolution picked the
+  // kernel by its registered dtypes, and the views above are the core's.
+  call_.flags = SY_KERNEL_CALL_HOST_CHECKED | (query ? SY_KERNEL_CALL_QUERY : 0u);
   call_.reserved1 = 0;
 }
 

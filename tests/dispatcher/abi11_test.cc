@@ -56,12 +56,13 @@ class V11Test : public ::testing::Test {
         .value();
   }
 
-  // queries, calls, declines, workspace bytes (test_v11::counts).
+  // queries, calls, declines, workspace bytes, calls without the host's
+  // check flag (test_v11::counts).
   std::vector<int64_t> Counts() {
     OpHandle op = runtime_->FindOp("test_v11::counts").value();
     Tensor out = runtime_->Call(op, {Filled({1})}).value()[0];
-    std::vector<int64_t> counts(4);
-    EXPECT_TRUE(runtime_->ToHost(out, counts.data(), 32).ok());
+    std::vector<int64_t> counts(5);
+    EXPECT_TRUE(runtime_->ToHost(out, counts.data(), 40).ok());
     return counts;
   }
 
@@ -97,6 +98,8 @@ TEST_F(V11Test, ADeclineSendsTheCallToTheNextKernelAndIsRemembered) {
   ASSERT_TRUE(runtime_->ToHost(y, big.data(), 256).ok());
   EXPECT_EQ(big, std::vector<float>(64, -3.0f));
   EXPECT_EQ(Counts()[1], after[1] + 1);
+  // Every query and call above came from the host, flagged as checked.
+  EXPECT_EQ(Counts()[4], 0);
 }
 
 TEST_F(V11Test, AKernelThatAlwaysDeclinesLeavesTheCallToTheOthers) {

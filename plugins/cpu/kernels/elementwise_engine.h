@@ -342,6 +342,7 @@ void RunElementwise(const Op& op, const sy_tensor_view_t& out,
 // input's shape against the output's (the core broadcasts first). The
 // output's dtype is the kernel's to check (CheckOutputDtype): it may depend
 // on attributes. `inputs` names the inputs in messages: "input 'a'".
+// Nothing is checked when the host already did (plugin::HostChecked).
 sy_error_t* CheckElementwise(const sy_kernel_call_t* call, std::string_view op,
                              std::span<const std::string_view> inputs,
                              std::span<const sy_dtype_t> dtypes,

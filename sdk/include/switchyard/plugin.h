@@ -331,6 +331,18 @@ typedef struct sy_kernel_call_t {
  * their dtype and shape but NULL data. Only kernels registered with
  * SY_KERNEL_FLAG_MAY_DECLINE are queried. */
 #define SY_KERNEL_CALL_QUERY 1u
+/* The host made this call (or query) from a bound op call and has already
+ * checked it against the op's schema and this kernel's registration: the
+ * numbers of inputs, outputs and attributes, each attribute's kind, every
+ * view (rank, shape, strides, device, data present when not empty), input
+ * dtypes equal to the kernel's registered ones, outputs with the metas the
+ * op's shape function gives, and, for elementwise ops, inputs broadcast to
+ * the output's shape. A kernel may skip its own checks of these — they are
+ * a hot path's cost for small tensors — but not of its own limits (sizes or
+ * layouts it does not handle). Callers other than the host (tests, the
+ * conformance kit, a plugin calling its own kernels) leave it clear, and
+ * the kernel then checks everything. Since: 1.2. */
+#define SY_KERNEL_CALL_HOST_CHECKED 2u
 
 /* A kernel. Returns NULL when its work is enqueued, or an error.
  *

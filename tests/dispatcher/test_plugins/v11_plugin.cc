@@ -9,7 +9,8 @@
 // and ops of its own: test_v11::never (its only kernel declines every
 // call), test_v11::scratch (asks the host for two workspaces, then copies x
 // to the output through them), test_v11::counts (the plugin's counters as an
-// i64[4]: queries, real calls, declines, workspace bytes asked) and
+// i64[5]: queries, real calls, declines, workspace bytes asked, and calls
+// or queries that came without SY_KERNEL_CALL_HOST_CHECKED) and
 // test_v11::option (the options it was loaded with, as an f64[3]: threshold,
 // flag, label length). Options `extra_kernels` (registers that many more
 // neg kernels, for the registration-time test) and `long_name` (registers a
@@ -30,10 +31,16 @@ using sy::plugin::KernelSpec;
 
 struct Counters {
   std::atomic<int64_t> queries{0}, calls{0}, declines{0}, workspace_bytes{0};
+  std::atomic<int64_t> unchecked{0};  // calls and queries without HOST_CHECKED
 };
 Counters& Count() {
   static Counters counters;
   return counters;
+}
+
+// Every kernel here counts what reached it without the host's check flag.
+void NoteHostCheck(const sy_kernel_call_t* call) {
+  if (!sy::plugin::HostChecked(call)) ++Count().unchecked;
 }
 
 // The options of the last load.
@@ -56,6 +63,7 @@ sy_error_t* Map(const sy_kernel_call_t* call, F f) {
 }
 
 [[maybe_unused]] sy_error_t* Neg(const sy_kernel_call_t* call) {
+  NoteHostCheck(call);
   const int64_t elements = BucketedNumElements(call->inputs[0]);
   if (elements < g_threshold.load()) {
     if (IsQuery(call)) ++Count().queries;
@@ -72,12 +80,14 @@ sy_error_t* Map(const sy_kernel_call_t* call, F f) {
 }
 
 sy_error_t* AlwaysDeclines(const sy_kernel_call_t* call) {
+  NoteHostCheck(call);
   if (IsQuery(call)) ++Count().queries;
   ++Count().declines;
   return Decline("this kernel declines every call");
 }
 
 [[maybe_unused]] sy_error_t* Scratch(const sy_kernel_call_t* call) {
+  NoteHostCheck(call);
   if (IsQuery(call)) return nullptr;
   ++Count().calls;
   const int64_t n = sy::plugin::NumElements(call->outputs[0]);
@@ -100,6 +110,7 @@ sy_error_t* AlwaysDeclines(const sy_kernel_call_t* call) {
 }
 
 [[maybe_unused]] sy_error_t* Counts(const sy_kernel_call_t* call) {
+  NoteHostCheck(call);
   if (IsQuery(call)) return nullptr;
   auto* out = reinterpret_cast<int64_t*>(static_cast<char*>(call->outputs[0].data) +
                                          call->outputs[0].byte_offset);
@@ -107,6 +118,7 @@ sy_error_t* AlwaysDeclines(const sy_kernel_call_t* call) {
   out[1] = Count().calls;
   out[2] = Count().declines;
   out[3] = Count().workspace_bytes;
+  out[4] = Count().unchecked;
   return nullptr;
 }
 
@@ -172,7 +184,7 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
       {sizeof(sy_schema_desc_t), nullptr, "test_v11::scratch(Tensor x) -> Tensor",
        SameShape, nullptr},
       {sizeof(sy_schema_desc_t), nullptr, "test_v11::counts(Tensor x) -> Tensor",
-       Vector<4, SY_DTYPE_I64>, nullptr},
+       Vector<5, SY_DTYPE_I64>, nullptr},
       {sizeof(sy_schema_desc_t), nullptr, "test_v11::option(Tensor x) -> Tensor",
        Vector<3, SY_DTYPE_F64>, nullptr},
   };

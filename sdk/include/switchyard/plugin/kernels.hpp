@@ -191,6 +191,15 @@ inline bool IsQuery(const sy_kernel_call_t* call) noexcept {
          (call->flags & SY_KERNEL_CALL_QUERY) != 0;
 }
 
+// True when the host has already checked the call against the op's schema
+// and the kernel's registration (SY_KERNEL_CALL_HOST_CHECKED): the kernel
+// may skip CheckCall, CheckView and its dtype and broadcast checks. False
+// for a NULL call.
+inline bool HostChecked(const sy_kernel_call_t* call) noexcept {
+  return call != nullptr && SY_STRUCT_HAS(call, sy_kernel_call_t, flags) &&
+         (call->flags & SY_KERNEL_CALL_HOST_CHECKED) != 0;
+}
+
 // The error a kernel returns to decline a call (plugin.h, sy_kernel_fn):
 // `reason` says why, briefly ("numel 16 < 4096"). Only for kernels of a 1.1
 // plugin registered with SY_KERNEL_FLAG_MAY_DECLINE. Requires SetHost.
