@@ -323,7 +323,7 @@ def test_torch_on_its_own_stream_reads_switchyard_results_complete(ctx, cuda):
 
     y, value = _pending_switchyard_result(ctx, cuda)
     with torch.cuda.stream(side):  # the protocol spelled out: our capsule, their stream
-        t = torch.from_dlpack(y.__dlpack__(stream=side.cuda_stream, max_version=(1, 0)))
+        t = torch.from_dlpack(y.__dlpack__(stream=side.cuda_stream))
         assert torch.equal(t, torch.full(tuple(y.shape), value, device="cuda"))
 
     y, value = _pending_switchyard_result(ctx, cuda)
@@ -336,7 +336,7 @@ def test_every_valid_consumer_stream_is_accepted(cuda):
     x = sy.tensor(np.arange(4, dtype=np.float32), device=cuda)
     side = torch.cuda.Stream()
     for stream in (None, -1, 1, 2, side.cuda_stream):
-        t = torch.from_dlpack(x.__dlpack__(stream=stream, max_version=(1, 0)))
+        t = torch.from_dlpack(x.__dlpack__(stream=stream))
         np.testing.assert_array_equal(t.cpu().numpy(), [0, 1, 2, 3])
 
 
@@ -393,8 +393,8 @@ def test_switchyard_keeps_torch_memory_alive(ctx, cuda):
     np.testing.assert_array_equal(ctx.ops.add(x, x).numpy(), np.full(1 << 16, 10.0, np.float32))
 
 
-def test_torch_keeps_switchyard_memory_alive_past_the_context():
-    context = sy.Context(use_environment=False)
+def test_torch_keeps_switchyard_memory_alive_past_the_context(cuda):
+    context = sy.Context(use_environment=False)  # its own, to close it
     device = context.device("cuda:0")
     x = sy.tensor(np.arange(1 << 16, dtype=np.float32), device=device)
     t = torch.from_dlpack(x)
@@ -447,7 +447,7 @@ def test_a_cpu_torch_tensor_where_a_cuda_one_is_needed(ctx, cuda):
         torch.from_dlpack(sy.tensor(np.ones(2, np.float32), context=ctx), device="cuda")
 
 
-def test_a_cuda_tensor_for_a_context_without_cuda():
+def test_a_cuda_tensor_for_a_context_without_cuda(cuda):
     cpu_only = sy.Context(use_environment=False, allow=["cpu"])
     try:
         with pytest.raises(sy.NotFoundError,
