@@ -10,6 +10,17 @@
 // SY_DLPACK_SHARE, says why it cannot share); the code below switches to
 // sharing by itself once Storage::Wrap exists. A tensor this library
 // exported always comes back shared: it is unwrapped, not wrapped.
+//
+// Note [Returning foreign memory]: ops are queued; nothing keeps a tensor's
+// storage alive until the work that reads it has run. For our own blocks
+// that is safe (the caching allocator hands a block out again only to work
+// queued behind, on the device's one stream). Foreign memory goes back to
+// its owner, which may give it out at once to work on a stream of its own:
+// PyTorch zero-filling a new tensor on its stream while our queued add
+// still reads the block. So the storage's release first waits for the
+// device's queued work, then calls the DLPack deleter. The wait costs a
+// stream synchronize when the last tensor over an import dies (nothing on
+// the cpu device, whose work is done when the op returns).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -24,6 +35,8 @@
 #include "api/src/handle_table.h"
 #include "api/src/lookups.h"
 #include "api/src/status.h"
+#include "dispatcher/base/log.h"
+#include "dispatcher/memory/device.h"
 #include "dispatcher/ops/dtype.h"
 
 namespace sy::capi {
@@ -250,11 +263,18 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
           ? 0
           : byte_offset + static_cast<size_t>(layout.highest + 1) * esize;
   // The deleter runs when the storage dies — but only once the import has
-  // succeeded: on failure the caller still owns `managed`.
-  auto release = [managed, armed]() {
-    if (armed->load(std::memory_order_acquire) && managed->deleter != nullptr) {
-      managed->deleter(managed);
+  // succeeded: on failure the caller still owns `managed` — and only after
+  // the device's queued work (Note [Returning foreign memory]).
+  Device* owner = &device;
+  auto release = [managed, armed, owner]() {
+    if (!armed->load(std::memory_order_acquire) || managed->deleter == nullptr) return;
+    if (absl::Status s = owner->Synchronize(); !s.ok()) {
+      Log(LogLevel::kWarning,
+          absl::StrCat("returning imported DLPack memory on ", owner->label(),
+                       ": waiting for its queued work failed (", s.message(),
+                       "); the memory goes back to its owner regardless"));
     }
+    managed->deleter(managed);
   };
   boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
   impl->storage = Storage::Wrap(device, base, bytes, std::move(release));

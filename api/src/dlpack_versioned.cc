@@ -113,6 +113,13 @@ absl::Status ImportVersioned(sy_context_t context, DLManagedTensorVersioned* man
     }
     mode = SY_DLPACK_COPY;
   }
+  if ((managed->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0 &&
+      (managed->flags & DLPACK_FLAG_BITMASK_READ_ONLY) == 0 && mode == SY_DLPACK_COPY) {
+    // The producer made this copy for us (Python's `__dlpack__(copy=True)`):
+    // its memory is private already, so sharing it is the copy asked for —
+    // and the only one possible for device memory this build cannot copy.
+    mode = SY_DLPACK_SHARE_OR_COPY;
+  }
   sy_tensor_t tensor = nullptr;
   if (managed->deleter == &DeleteVersionedExport) {
     // Ours: import the 0.6 export inside, then free only the 1.0 shell.

@@ -170,7 +170,8 @@ absl::Status BindCall(const OpDef& op, absl::Span<const Tensor* const> inputs,
             op.full_name(), ": argument '", arg.name, "' is on ",
             t.device().label(), " but an earlier input is on ",
             bound.device->label(),
-            "; move the inputs to one device first (Runtime::To)"));
+            "; move the inputs to one device first (sy_tensor_to_device in C, "
+            "Tensor::To in C++, tensor.to(device) in Python)"));
       }
       bound.tensors.push_back(&t);
       bound.metas.push_back(t.meta());

@@ -421,6 +421,7 @@ absl::Status UnloadPlugin(RuntimeState& state, absl::string_view name) {
           "cannot unload plugin '", name, "': no plugin of that name is "
           "loaded (see `switchyard info`)"));
     }
+    state.constants.DropDevicesOf(it->get());  // the core's, not the user's
     if (int64_t live = (*it)->live_objects(); live > 0) {
       return absl::FailedPreconditionError(absl::StrCat(
           "cannot unload plugin '", name, "': ", live,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dispatcher/base/call_tracker.h"
+#include "dispatcher/memory/constant_cache.h"
 #include "dispatcher/memory/device.h"
 #include "dispatcher/registry/kernel_table.h"
 #include "dispatcher/registry/load_record.h"
@@ -37,6 +38,9 @@ struct RuntimeState {
   // runtime is created.
   std::map<std::string, std::map<std::string, std::string>> options_from_env;
   std::map<std::string, std::map<std::string, std::string>> options_from_context;
+  // Device constants the core reuses (memory/constant_cache.h). Last, so
+  // destroyed first: its tensors go before the devices and plugins they use.
+  ConstantCache constants;
 };
 
 }  // namespace sy::core

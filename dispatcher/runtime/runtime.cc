@@ -27,6 +27,7 @@ Runtime::~Runtime() {
     state().kernels.SetTuningActive(false);
     tuner_.reset();
   }
+  state().constants.Clear();  // the core's own tensors are not the user's
   int64_t live = 0;
   {
     std::lock_guard<std::mutex> lock(state().plugins_mu);

@@ -1115,7 +1115,9 @@ SY_API sy_status_code_t sy_tensor_to_dlpack_versioned(
  * shared (Switchyard tensors are writable: `out=` writes them): it is
  * copied under SY_DLPACK_SHARE_OR_COPY and SY_DLPACK_COPY, refused under
  * SY_DLPACK_SHARE. A tensor this library exported comes back as the same
- * memory, as with sy_tensor_from_dlpack.
+ * memory, as with sy_tensor_from_dlpack. Writable memory flagged IS_COPIED
+ * (a copy the producer made for this import) is shared under every mode,
+ * SY_DLPACK_COPY included: it is private already (since 1.2).
  * Ownership: on success the context owns `managed` (its deleter runs once,
  * when the last tensor over the memory is gone or at once after a copy);
  * on failure the caller still owns it.

@@ -2,9 +2,12 @@
 (consumer), DLPack 1.0 with 0.6 as fallback, and the stream protocol.
 
 Producer: the export waits for the tensor's pending work, so the data is
-complete for any consumer stream (the `stream` argument needs no further
+complete for any consumer stream (a valid `stream` needs no further
 action); DLPack 1.0 ("dltensor_versioned") when the consumer's max_version
-allows, else 0.6 ("dltensor").
+allows, else 0.6 ("dltensor"). The `stream` value is still checked against
+the array API's table for the tensor's device type (check_stream): a value
+the protocol forbids (0 on CUDA, where it is ambiguous) is a consumer's bug,
+reported rather than ignored.
 
 Consumer: asks for DLPack 1.0 (max_version=(1, 0)) and falls back to the
 0.6 call for producers that do not take it (NumPy < 2). For a CUDA
@@ -14,21 +17,60 @@ src/cuda_interop.cc), so the producer's pending writes are complete before
 any Switchyard op reads the memory.
 """
 
+from ._errors import InvalidArgumentError
 from ._library import _C
 
 _MODES = {None: 0, False: 1, True: 2}  # sy_dlpack_import_mode_t
 _FLAG_IS_COPIED = 2
-_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED = 2, 3, 13
+_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED, _KDL_ROCM = 2, 3, 13, 10
+
+# The `stream` values the array API standard allows per device type
+# (__dlpack__'s table), besides None and -1 (no synchronization), and what
+# to say when another is given.
+_CUDA_STREAMS = ("1 (the legacy default stream), 2 (the per-thread default stream) "
+                 "or a cudaStream_t as an int")
+_ROCM_STREAMS = "0 (the default stream) or a hipStream_t as an int"
+
+
+def check_stream(tensor, stream):
+    """Raises unless `stream` is a value DLPack allows for the tensor's device."""
+    if stream is None:
+        return
+    if type(stream) is not int:  # noqa: E721 — bool is an int subclass, and no stream
+        raise TypeError(f"switchyard.Tensor.__dlpack__: stream must be an int or None, "
+                        f"got {type(stream).__name__}")
+    if stream == -1:
+        return
+    device_type = tensor.__dlpack_device__()[0]
+    where = f"switchyard.Tensor.__dlpack__: stream={stream} for a tensor on {tensor.device.label}"
+    if device_type in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+        if stream == 0:
+            raise InvalidArgumentError(
+                f"{where}: DLPack forbids 0 on CUDA (it is ambiguous between the legacy "
+                f"and the per-thread default stream); pass {_CUDA_STREAMS}, -1 for no "
+                "synchronization, or None")
+        if stream < -1:
+            raise InvalidArgumentError(f"{where}: not a stream; pass {_CUDA_STREAMS}, -1 "
+                                       "or None")
+        return
+    if device_type == _KDL_ROCM:
+        if stream in (1, 2) or stream < -1:
+            raise InvalidArgumentError(f"{where}: DLPack allows {_ROCM_STREAMS}, -1 or "
+                                       "None on ROCm")
+        return
+    raise InvalidArgumentError(
+        f"{where}: this device has no streams in the DLPack protocol; pass stream=None")
 
 
 def export(tensor, stream, max_version, dl_device, copy):
-    if dl_device is not None and tuple(dl_device) != tensor.__dlpack_device__():
+    if dl_device is not None:  # IntEnum codes print as ints
+        dl_device = tuple(int(v) for v in dl_device)
+    if dl_device is not None and dl_device != tensor.__dlpack_device__():
         raise BufferError(
             f"switchyard.Tensor.__dlpack__: the tensor is on {tensor.device.label} "
             f"(DLPack device {tensor.__dlpack_device__()}); copying it to DLPack "
-            f"device {tuple(dl_device)} is not supported — move it with t.to(...) first")
-    if stream is not None and not isinstance(stream, int):
-        raise TypeError(f"stream must be an int or None, got {type(stream).__name__}")
+            f"device {dl_device} is not supported — move it with t.to(...) first")
+    check_stream(tensor, stream)
     flags = 0
     if copy:
         tensor = tensor.context.ops.copy(tensor)

@@ -62,7 +62,10 @@ def cuda_array_interface(tensor):
     tensor.device.synchronize()
     itemsize = tensor.itemsize
     strides = None if tensor.is_contiguous else tuple(s * itemsize for s in tensor.strides)
-    return {"shape": tensor.shape, "typestr": typestr, "data": (tensor.data_ptr, False),
+    # "For zero-size arrays, use 0 here" (CAI v3, `data`): consumers take a
+    # 0 for "no memory" and a non-zero pointer as one to look up.
+    pointer = tensor.data_ptr if tensor.numel > 0 else 0
+    return {"shape": tensor.shape, "typestr": typestr, "data": (pointer, False),
             "strides": strides, "version": 3, "stream": None}
 
 

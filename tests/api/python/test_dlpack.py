@@ -97,3 +97,40 @@ def test_unsupported_arrays_are_refused(ctx):
         sy.from_dlpack(np.ones(2, np.complex64), context=ctx)
     with pytest.raises(ValueError, match="copy must be None, True or False"):
         sy.from_dlpack(np.ones(2, np.float32), copy="yes", context=ctx)
+
+
+def test_stream_values_follow_the_dlpack_table(ctx):
+    # cpu memory has no streams: None, or -1 (no synchronization), only.
+    # The CUDA rows of the table are checked in test_torch_cuda.py.
+    t = sy.tensor(np.ones(2, np.float32), context=ctx)
+    for stream in (None, -1):
+        np.testing.assert_array_equal(np.from_dlpack(_Producer(t, stream)), [1, 1])
+    with pytest.raises(sy.InvalidArgumentError,
+                       match="stream=1 for a tensor on cpu:0: this device has no streams"):
+        t.__dlpack__(stream=1)
+    with pytest.raises(TypeError, match="stream must be an int or None, got bool"):
+        t.__dlpack__(stream=True)
+
+
+class _Producer:
+    """Hands NumPy the capsule of `tensor.__dlpack__(stream=stream)`."""
+
+    def __init__(self, tensor, stream):
+        self.tensor, self.stream = tensor, stream
+
+    def __dlpack__(self, stream=None):
+        return self.tensor.__dlpack__(stream=self.stream)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+
+def test_a_copy_the_producer_made_is_not_copied_again(ctx):
+    cpu = ctx.device("cpu")
+    t = sy.tensor(np.arange(256, dtype=np.float32), context=ctx)
+    capsule = t.__dlpack__(max_version=(1, 0), copy=True)  # flagged IS_COPIED
+    held = cpu.allocator_stats().allocated_bytes
+    got = sy.from_dlpack(capsule, copy=True, context=ctx)
+    assert cpu.allocator_stats().allocated_bytes == held  # the producer's copy, shared
+    assert got.data_ptr != t.data_ptr
+    np.testing.assert_array_equal(got.numpy(), np.arange(256, dtype=np.float32))
