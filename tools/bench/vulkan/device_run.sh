@@ -65,7 +65,7 @@ for step in "$@"; do
       # SPIRV-Tools' validator, and the conformance kit, whose 26 failures
       # on NVIDIA (2026-11-27) were denormal edge values.
       run $BIN/vulkan_plugin_test --gtest_filter='VulkanDenormals.*:VulkanLoad.*' 2>&1 \
-        | tee "$OUT/vulkan_denormal_test.log" | grep -E "OK|FAILED|SKIPPED|Skipped|Failure|keeps|does not report"
+        | tee "$OUT/vulkan_denormal_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|does not report'
       run $BIN/vulkan_spirv_denorm_test 2>&1 | tee "$OUT/vulkan_spirv_denorm_test.log" | tail -3
       run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
         2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40
