@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "kernels/shaders.h"
+#include "spirv_denorm.h"
 #include "switchyard/plugin.hpp"
 #include "vk_stream.h"
 
@@ -83,6 +84,26 @@ bool HasCoopmatShape(VkPhysicalDevice physical) {
   return false;
 }
 
+// What the device lets a shader ask of denormals (spirv_denorm.h).
+DenormSupport DenormSupportOf(const VkPhysicalDeviceFloatControlsProperties& p) {
+  DenormSupport d;
+  d.preserve16 = p.shaderDenormPreserveFloat16;
+  d.preserve32 = p.shaderDenormPreserveFloat32;
+  d.preserve64 = p.shaderDenormPreserveFloat64;
+  switch (p.denormBehaviorIndependence) {
+    case VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_32_BIT_ONLY:
+      d.independence = DenormSupport::Independence::k32BitOnly;
+      break;
+    case VK_SHADER_FLOAT_CONTROLS_INDEPENDENCE_ALL:
+      d.independence = DenormSupport::Independence::kAll;
+      break;
+    default:
+      d.independence = DenormSupport::Independence::kNone;
+      break;
+  }
+  return d;
+}
+
 // Finds a memory type with `want` flags (preferring `prefer` too); -1 if
 // none.
 int FindMemoryType(const VkPhysicalDeviceMemoryProperties& mem,
@@ -108,8 +129,13 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   ctx->index = index;
   ctx->label = StrCat("vulkan:", index);
 
+  // Float controls are core in Vulkan 1.2 (VK_KHR_shader_float_controls
+  // promoted), the least the plugin takes, so no extension is enabled.
+  VkPhysicalDeviceFloatControlsProperties float_controls{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver_props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  driver_props.pNext = &float_controls;
   VkPhysicalDeviceVulkan11Properties props11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES};
   props11.pNext = &driver_props;
@@ -117,7 +143,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   if (HasExtension(ifn, physical, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) {
-    driver_props.pNext = &sm;
+    float_controls.pNext = &sm;
   }
   VkPhysicalDeviceProperties2 props{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -179,6 +205,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   ctx->caps.max_group_count_x = pr.limits.maxComputeWorkGroupCount[0];
   ctx->caps.max_group_count_y = pr.limits.maxComputeWorkGroupCount[1];
   ctx->non_coherent_atom = std::max<VkDeviceSize>(1, pr.limits.nonCoherentAtomSize);
+  ctx->caps.denorm = DenormSupportOf(float_controls);
 
   // Features: query, then enable what is there of what we use.
   VkPhysicalDeviceVulkan12Features f12{
@@ -383,7 +410,20 @@ Probe RunProbe() {
       continue;
     }
     probe.summary += StrCat(probe.summary.empty() ? "" : "; ", ctx->label,
-                            " = ", ctx->name, " (", ctx->driver, ")");
+                            " = ", ctx->name, " (", ctx->driver,
+                            ctx->caps.denorm.preserve32 ? ", keeps f32 denormals" : "",
+                            ")");
+    if (!ctx->caps.denorm.preserve32) {
+      probe.notes.push_back(StrCat(
+          ctx->label, " (", ctx->name,
+          ") does not report shaderDenormPreserveFloat32, so its shaders "
+          "cannot ask to keep f32 denormals (|x| < 1.18e-38): the driver may "
+          "flush them to zero, and float ops on denormal inputs or with "
+          "denormal results (abs, neg, add, mul, compare, cast to bool or "
+          "int, sums, norms) may give 0 or false where the op set keeps the "
+          "value; copy, fill, concat and f16/bf16 storage are exact "
+          "(docs/vulkan.md, \"Denormals\")"));
+    }
     probe.devices.push_back(std::move(ctx));
   }
   if (probe.devices.empty()) {
@@ -416,6 +456,31 @@ Context::~Context() {
   fn.vkDestroyDevice(device, nullptr);
 }
 
+bool Context::CreateShaderModule(std::span<const uint32_t> spirv,
+                                 std::string_view name, VkShaderModule* module,
+                                 std::string* error) const {
+  // docs/vulkan.md, "Denormals": the device's own modes, added here
+  // so that one SPIR-V blob serves every device.
+  std::vector<uint32_t> words;
+  std::string why;
+  if (!AddDenormPreserve(spirv, caps.denorm, &words, &why)) {
+    *error = StrCat("shader ", name, " for ", label, ": ", why,
+                    "; this is a bug in the vulkan plugin (or a damaged "
+                    "kernel cache: clear it)");
+    return false;
+  }
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = words.size() * sizeof(uint32_t);
+  info.pCode = words.data();
+  const VkResult r = fn.vkCreateShaderModule(device, &info, nullptr, module);
+  if (r != VK_SUCCESS) {
+    *module = VK_NULL_HANDLE;
+    *error = VkFailure(StrCat("vkCreateShaderModule(", name, ")"), *this, r);
+    return false;
+  }
+  return true;
+}
+
 VkPipeline Context::Pipeline(const ShaderCode& shader,
                              std::span<const uint32_t> spec,
                              std::string* error) {
@@ -433,17 +498,11 @@ VkPipeline Context::Pipeline(const ShaderCode& shader,
   auto found = pipelines_.find(key);
   if (found != pipelines_.end()) return found->second;
   VkShaderModule& module = modules_[&shader];
-  if (module == VK_NULL_HANDLE) {
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = shader.num_words * sizeof(uint32_t);
-    info.pCode = shader.words;
-    const VkResult r = fn.vkCreateShaderModule(device, &info, nullptr, &module);
-    if (r != VK_SUCCESS) {
-      modules_.erase(&shader);
-      *error = VkFailure(StrCat("vkCreateShaderModule(", shader.name, ")"),
-                         *this, r);
-      return VK_NULL_HANDLE;
-    }
+  if (module == VK_NULL_HANDLE &&
+      !CreateShaderModule(std::span(shader.words, shader.num_words), shader.name,
+                          &module, error)) {
+    modules_.erase(&shader);
+    return VK_NULL_HANDLE;
   }
   std::vector<VkSpecializationMapEntry> entries(spec.size());
   for (size_t i = 0; i < spec.size(); ++i) {

@@ -23,10 +23,12 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_set>
 #include <vector>
 
+#include "spirv_denorm.h"
 #include "vk_loader.h"
 #include "vk_memory.h"
 
@@ -56,6 +58,9 @@ struct Caps {
   uint32_t max_group_count_y = 65535;
   double timestamp_period_ns = 0;  // 0: the queue has no timestamps
   uint32_t timestamp_bits = 0;
+  // Float controls: which widths keep denormals when a shader asks
+  // (Context::CreateShaderModule does).
+  DenormSupport denorm;
 };
 
 class Context {
@@ -88,6 +93,13 @@ class Context {
 
   // vkQueueSubmit needs the queue externally synchronized.
   std::mutex queue_mu;
+
+  // A shader module of `spirv` (named `name` in messages) for this device:
+  // the words with the device's denormal modes added (spirv_denorm.h;
+  // docs/vulkan.md, "Denormals"). The caller destroys it. On failure
+  // returns false and sets *error. Thread-safe.
+  bool CreateShaderModule(std::span<const uint32_t> spirv, std::string_view name,
+                          VkShaderModule* module, std::string* error) const;
 
   // The compute pipeline of `shader` with specialization constants
   // `spec` (constant_id i = spec[i], at most kMaxSpec), created on first
@@ -127,6 +139,7 @@ struct Probe {
   std::string reason;   // "no Vulkan device: …" when devices is empty
   std::string summary;  // one line per device, for the load log
   std::vector<std::string> skipped;  // devices left out, and why
+  std::vector<std::string> notes;    // what a kept device does differently
 };
 
 // Probes (instance, devices) unless a probe is alive, and counts a user:

@@ -68,14 +68,11 @@ sy_error_t* Prepare(std::string_view hook, const sy_fused_kernel_t* kernel, int 
 
 sy_error_t* MakePipeline(std::string_view hook, Compiled& c) {
   const Context& ctx = *c.ctx;
-  VkShaderModuleCreateInfo info{};
-  info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-  info.codeSize = c.spirv.size() * sizeof(uint32_t);
-  info.pCode = c.spirv.data();
-  VkResult r = ctx.fn.vkCreateShaderModule(ctx.device, &info, nullptr, &c.module);
-  if (r != VK_SUCCESS) {
-    c.module = VK_NULL_HANDLE;
-    return DeviceError(hook, VkFailure(StrCat("vkCreateShaderModule(", c.name, ")"), ctx, r));
+  // The device's denormal modes are added to the module, not to c.spirv:
+  // the binary the host caches stays the same for every device.
+  std::string why;
+  if (!ctx.CreateShaderModule(c.spirv, c.name, &c.module, &why)) {
+    return DeviceError(hook, why);
   }
   VkComputePipelineCreateInfo pipe{};
   pipe.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
@@ -84,7 +81,7 @@ sy_error_t* MakePipeline(std::string_view hook, Compiled& c) {
   pipe.stage.module = c.module;
   pipe.stage.pName = "main";
   pipe.layout = ctx.layout;  // push constants only, like every plugin kernel
-  r = ctx.fn.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipe, nullptr, &c.pipeline);
+  const VkResult r = ctx.fn.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipe, nullptr, &c.pipeline);
   if (r != VK_SUCCESS) {
     c.pipeline = VK_NULL_HANDLE;
     return DeviceError(hook, VkFailure(StrCat("vkCreateComputePipelines(", c.name, ")"), ctx, r));

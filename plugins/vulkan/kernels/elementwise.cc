@@ -33,11 +33,15 @@ sy_error_t* Shader(std::string_view op, std::string_view name,
 bool Groups(const Context& ctx, uint64_t workgroups, uint32_t* x,
             uint32_t* y) {
   const uint64_t max_x = std::min<uint64_t>(ctx.caps.max_group_count_x, 65535);
-  const uint64_t gx = std::max<uint64_t>(1, std::min(workgroups, max_x));
-  const uint64_t gy = (workgroups + gx - 1) / gx;
+  // As few rows as fit, then the rows as even as can be: gx·gy exceeds
+  // `workgroups` by less than gy, where filling x first could launch up to
+  // max_x − 1 workgroups that only find themselves past the end.
+  const uint64_t w = std::max<uint64_t>(workgroups, 1);
+  const uint64_t gy = (w + max_x - 1) / max_x;
+  const uint64_t gx = (w + gy - 1) / gy;
   if (gy > ctx.caps.max_group_count_y) return false;
   *x = static_cast<uint32_t>(gx);
-  *y = static_cast<uint32_t>(std::max<uint64_t>(gy, 1));
+  *y = static_cast<uint32_t>(gy);
   return true;
 }
 
@@ -69,9 +73,10 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
       ++nd;
     }
   }
-  // Offsets are 32-bit in the shaders.
+  // Offsets are 32-bit in the shaders, and so is the index of the last
+  // workgroup's last element.
   constexpr int64_t kMax = int64_t{1} << 32;
-  if (numel >= kMax) {
+  if (numel > kMax - static_cast<int64_t>(kElementsPerGroup)) {
     return OpError(e.op, StrCat(numel, " elements exceed the vulkan plugin's "
                                 "32-bit indexing; split the tensor"));
   }
@@ -107,7 +112,7 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
   VkPipeline pipeline = ctx.Pipeline(*e.shader, e.spec, &why);
   if (pipeline == VK_NULL_HANDLE) return DeviceError(e.op, why);
   uint32_t gx = 0, gy = 0;
-  if (!Groups(ctx, (numel + 255) / 256, &gx, &gy)) {
+  if (!Groups(ctx, (numel + kElementsPerGroup - 1) / kElementsPerGroup, &gx, &gy)) {
     return OpError(e.op, "too many elements for one dispatch; split the tensor");
   }
   auto lock = stream.Lock();

@@ -15,6 +15,10 @@
 
 namespace sy::vulkan {
 
+// Elements one 256-wide workgroup of an elementwise shader takes: 4 per
+// invocation (SY_EPT in shaders/elementwise.glsl).
+inline constexpr uint64_t kElementsPerGroup = 256 * 4;
+
 // Mirrors the push constants of shaders/elementwise_push.glsl.
 struct ElementwisePush {
   uint64_t out = 0;
@@ -63,7 +67,10 @@ sy_error_t* RunSimple(Stream& stream, const sy_kernel_call_t* call,
                       std::span<const uint32_t> spec, int num_inputs,
                       const ElementwisePush& scalars = {});
 
-// Groups for `n` invocations of 256-wide workgroups, as (x, y).
+// A grid of at least `workgroups` workgroups, as (x, y): x at most 65535,
+// y as small as that allows, x·y − workgroups < y (the shaders number
+// groups y·x_count + x and skip those past the end). False when y would
+// pass the device's limit.
 bool Groups(const Context& ctx, uint64_t workgroups, uint32_t* x, uint32_t* y);
 
 }  // namespace sy::vulkan

@@ -33,7 +33,8 @@ CT ipow(CT base, CT e) {
 }
 #endif
 
-void apply(uint o, uint a, uint b, uint c) {
+struct Vals { CT x; CT y; };
+Vals load_vals(uint a, uint b, uint c) {
   CT x = CT(LD0(pc.in_addr[0], a));
 #if SY_SCALAR
 #if SY_FLOAT
@@ -46,6 +47,11 @@ void apply(uint o, uint a, uint b, uint c) {
 #else
   CT y = CT(LD1(pc.in_addr[1], b));
 #endif
+  return Vals(x, y);
+}
+
+void store_vals(uint o, Vals v) {
+  CT x = v.x, y = v.y;
   CT r;
 #if SY_FLOAT
   switch (OP) {

@@ -6,8 +6,11 @@
 #include "select.glsl"
 #include "elementwise_push.glsl"
 
-void apply(uint o, uint a, uint b, uint c) {
-  C0 x = LD0(pc.in_addr[0], a);
+struct Vals { C0 x; };
+Vals load_vals(uint a, uint b, uint c) { return Vals(LD0(pc.in_addr[0], a)); }
+
+void store_vals(uint o, Vals v) {
+  C0 x = v.x;
 #if DTO == DT_BOOL
   STO(pc.out_addr, o, x != C0(0) ? 1 : 0);
 #else

@@ -9,7 +9,8 @@ layout(constant_id = 0) const int OP = 0;
 
 #include "elementwise_push.glsl"
 
-void apply(uint o, uint a, uint b, uint c) {
+struct Vals { C0 x; C0 y; };
+Vals load_vals(uint a, uint b, uint c) {
   C0 x = LD0(pc.in_addr[0], a);
 #if SY_SCALAR
 #if DT0 == DT_F32 || DT0 == DT_F16 || DT0 == DT_BF16
@@ -22,6 +23,11 @@ void apply(uint o, uint a, uint b, uint c) {
 #else
   C0 y = LD1(pc.in_addr[1], b);
 #endif
+  return Vals(x, y);
+}
+
+void store_vals(uint o, Vals v) {
+  C0 x = v.x, y = v.y;
   bool r;
   switch (OP) {
     case 0: r = x == y; break;

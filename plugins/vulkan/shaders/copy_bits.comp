@@ -11,18 +11,31 @@
 #include "common.glsl"
 #include "elementwise_push.glsl"
 
-void apply(uint o, uint a, uint b, uint c) {
 #if SY_BYTES == 1
-  BufU8(pc.out_addr).v[o] = SY_FILL != 0 ? uint8_t(pc.scalar_lo) : BufU8(pc.in_addr[0]).v[a];
-#elif SY_BYTES == 2
-  BufU16(pc.out_addr).v[o] = SY_FILL != 0 ? uint16_t(pc.scalar_lo) : BufU16(pc.in_addr[0]).v[a];
-#elif SY_BYTES == 4
-  BufU32(pc.out_addr).v[o] = SY_FILL != 0 ? pc.scalar_lo : BufU32(pc.in_addr[0]).v[a];
-#else
-  BufI64(pc.out_addr).v[o] = SY_FILL != 0
-      ? int64_t((uint64_t(pc.scalar_hi) << 32) | uint64_t(pc.scalar_lo))
-      : BufI64(pc.in_addr[0]).v[a];
-#endif
+struct Vals { uint8_t x; };
+Vals load_vals(uint a, uint b, uint c) {
+  return Vals(SY_FILL != 0 ? uint8_t(pc.scalar_lo) : BufU8(pc.in_addr[0]).v[a]);
 }
+void store_vals(uint o, Vals v) { BufU8(pc.out_addr).v[o] = v.x; }
+#elif SY_BYTES == 2
+struct Vals { uint16_t x; };
+Vals load_vals(uint a, uint b, uint c) {
+  return Vals(SY_FILL != 0 ? uint16_t(pc.scalar_lo) : BufU16(pc.in_addr[0]).v[a]);
+}
+void store_vals(uint o, Vals v) { BufU16(pc.out_addr).v[o] = v.x; }
+#elif SY_BYTES == 4
+struct Vals { uint x; };
+Vals load_vals(uint a, uint b, uint c) {
+  return Vals(SY_FILL != 0 ? pc.scalar_lo : BufU32(pc.in_addr[0]).v[a]);
+}
+void store_vals(uint o, Vals v) { BufU32(pc.out_addr).v[o] = v.x; }
+#else
+struct Vals { int64_t x; };
+Vals load_vals(uint a, uint b, uint c) {
+  return Vals(SY_FILL != 0 ? int64_t((uint64_t(pc.scalar_hi) << 32) | uint64_t(pc.scalar_lo))
+                           : BufI64(pc.in_addr[0]).v[a]);
+}
+void store_vals(uint o, Vals v) { BufI64(pc.out_addr).v[o] = v.x; }
+#endif
 
 #include "elementwise.glsl"

@@ -8,18 +8,20 @@
 #include "select.glsl"
 #include "elementwise_push.glsl"
 
-void apply(uint o, uint a, uint b, uint c) {
+struct Vals { bool ok; C0 x; };
+Vals load_vals(uint a, uint b, uint c) {
   uint rows = uint(pc.scalar_i);
   uint row_stride = pc.step[0];
   // Compared in the index's own type (an i32 index widened to int64_t
   // lost its sign on lavapipe).
   C1 row = LD1(pc.in_addr[1], b);
-  if (row < C1(0) || row >= C1(rows)) {
-    BufU32((uint64_t(pc.scalar_hi) << 32) | uint64_t(pc.scalar_lo)).v[0] = 1u;
-    STO(pc.out_addr, o, CO(0));
-    return;
-  }
-  STO(pc.out_addr, o, LD0(pc.in_addr[0], uint(row) * row_stride + a));
+  bool ok = row >= C1(0) && row < C1(rows);
+  return Vals(ok, ok ? LD0(pc.in_addr[0], uint(row) * row_stride + a) : C0(0));
+}
+
+void store_vals(uint o, Vals v) {
+  if (!v.ok) BufU32((uint64_t(pc.scalar_hi) << 32) | uint64_t(pc.scalar_lo)).v[0] = 1u;
+  STO(pc.out_addr, o, CO(v.x));
 }
 
 #include "elementwise.glsl"

@@ -34,6 +34,87 @@ float load_x(RowLayout l, uint base, uint r) {
   return float(LD0(pc.in_addr[0], base + row_offset(l, r, 1)));
 }
 
+// Rows of at most 256·SY_ROW_CACHE elements over one inner dim (the usual
+// case: the last dim) are read from memory once, into registers — element
+// tid + 256·j of the row in c[j] — and every pass runs over those: softmax
+// reads x once instead of three times and computes each exp once, the
+// norms read x once instead of two or three times (docs/vulkan.md,
+// "Memory-bound kernels"). The sums add the same values in the same order
+// as main's passes below.
+#define SY_ROW_CACHE 32u
+
+void cached_row(RowLayout l, uint n, uint xb, uint ob) {
+  uint tid = gl_LocalInvocationID.x;
+  bool one = l.inner_ndim == 1u;
+  uint sx = one ? l.inner_stride[1][0] : 0u;
+  uint so = one ? l.inner_stride[0][0] : 0u;
+  float c[SY_ROW_CACHE];
+  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+    uint r = tid + j * 256u;
+    c[j] = r < n ? float(LD0(pc.in_addr[0], xb + r * sx)) : 0.0;
+  }
+  if (OP <= 1) {
+    float m = -1.0 / 0.0;
+    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      float v = c[j];
+      if (tid + j * 256u < n) m = (v != v || m != m) ? v + m : max(m, v);
+    }
+    m = block_reduce(m, true);
+    double md = f32_to_f64(m);
+    float s = 0.0;
+    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (tid + j * 256u < n) {
+        float e = float(exp_d(f32_to_f64(c[j]) - md));
+        s += e;
+        if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
+      }
+    }
+    s = block_reduce(s, false);
+    double ls = log_d(double(s));
+    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      uint r = tid + j * 256u;
+      if (r < n) {
+        float y = OP == 0 ? float(double(c[j]) / double(s))
+                          : float(f32_to_f64(c[j]) - md - ls);
+        STO(pc.out_addr, ob + r * so, CO(y));
+      }
+    }
+    return;
+  }
+  uint sw = one ? l.inner_stride[2][0] : 0u;
+  uint sb = one ? l.inner_stride[3][0] : 0u;
+  float mean = 0.0;
+  if (OP == 2) {
+    float s = 0.0;
+    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (tid + j * 256u < n) s += c[j];
+    }
+    mean = block_reduce(s, false) / float(n);
+  }
+  float q = 0.0;
+  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+    if (tid + j * 256u < n) {
+      float d = c[j] - mean;
+      q += d * d;
+    }
+  }
+  float var = block_reduce(q, false) / float(n);
+  float inv = float(1.0LF / sqrt(double(var) + double(pc.eps)));
+  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+    uint r = tid + j * 256u;
+    if (r < n) {
+      float y = (c[j] - mean) * inv;
+#if defined(DT1) && DT1 != 0
+      if (HAS_W || OP == 3) y *= float(LD1(pc.in_addr[1], r * sw));
+#endif
+#if defined(DT2) && DT2 != 0
+      if (HAS_B) y += float(LD2(pc.in_addr[2], r * sb));
+#endif
+      STO(pc.out_addr, ob + r * so, CO(y));
+    }
+  }
+}
+
 void main() {
   RowLayout l = RowLayout(pc.layout_addr);
   uint row = row_index();
@@ -42,6 +123,10 @@ void main() {
   uint n = l.row_size;
   uint xb = row_base(l, row, 1);
   uint ob = row_base(l, row, 0);
+  if (l.inner_ndim <= 1u && n <= 256u * SY_ROW_CACHE) {
+    cached_row(l, n, xb, ob);
+    return;
+  }
   if (OP <= 1) {
     float m = -1.0 / 0.0;
     for (uint r = tid; r < n; r += 256u) {

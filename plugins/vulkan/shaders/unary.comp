@@ -14,8 +14,11 @@ layout(constant_id = 0) const int OP = 0;
 
 #include "elementwise_push.glsl"
 
-void apply(uint o, uint a, uint b, uint c) {
-  C0 x = LD0(pc.in_addr[0], a);
+struct Vals { C0 x; };
+Vals load_vals(uint a, uint b, uint c) { return Vals(LD0(pc.in_addr[0], a)); }
+
+void store_vals(uint o, Vals v) {
+  C0 x = v.x;
 #if SY_FLOAT_OPS
   double d = f32_to_f64(float(x));
   double r;

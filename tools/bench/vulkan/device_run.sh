@@ -12,7 +12,8 @@
 #   tools/bench/vulkan/device_run.sh tests harness conformance fusion bench
 #
 # Needs build/release/bin/{vulkan_plugin_test,vulkan_absent_test,
-# vulkan_op_harness_test,switchyard-conformance,bench_vulkan} (`fusion`:
+# vulkan_spirv_denorm_test,vulkan_op_harness_test,switchyard-conformance,
+# bench_vulkan} (`tests` runs the conformance kit too; `fusion`:
 # vulkan_fusion_test and fusion_test, the fused kernels on the GPU's
 # Vulkan driver against the unfused graphs and float64) (and
 # bench_cuda for the cuda rows), build/release/lib/libswitchyard.so.0.1.0,
@@ -58,6 +59,16 @@ for step in "$@"; do
   case $step in
     tests)
       run $BIN/vulkan_plugin_test 2>&1 | tee "$OUT/vulkan_plugin_test.log" | tail -25
+      # Denormals (docs/vulkan.md, "Denormals"): the device line of the
+      # load record, the values on vulkan:0 (skipped only where the driver
+      # does not report shaderDenormPreserveFloat32), the patch through
+      # SPIRV-Tools' validator, and the conformance kit, whose 26 failures
+      # on NVIDIA (2026-11-27) were denormal edge values.
+      run $BIN/vulkan_plugin_test --gtest_filter='VulkanDenormals.*:VulkanLoad.*' 2>&1 \
+        | tee "$OUT/vulkan_denormal_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|does not report'
+      run $BIN/vulkan_spirv_denorm_test 2>&1 | tee "$OUT/vulkan_spirv_denorm_test.log" | tail -3
+      run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
+        2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40
       run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
         SY_TEST_EXPECT="/nonexistent/libvulkan.so.1 could not be opened" \
         $BIN/vulkan_absent_test 2>&1 | tee "$OUT/vulkan_absent.log" | tail -5

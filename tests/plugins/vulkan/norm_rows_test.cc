@@ -1,0 +1,76 @@
+// The row kernels' two paths (shaders/norm.comp): rows of up to 8192
+// elements over one dim are read once into registers, longer rows take the
+// multi-pass loop. softmax, log_softmax and rms_norm at 300 (a partial
+// register row), 8192 (the last cached length) and 8193 (the first
+// uncached one), against a float64 reference. The op harness covers the
+// other shapes (strided rows, several normalized dims, empty rows).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "vulkan_test_env.h"
+
+namespace sy::vulkan_test {
+namespace {
+
+// Row r of x (rows × n) normalized by `op`, in double.
+std::vector<double> Reference(const std::string& op, const std::vector<float>& x,
+                              const std::vector<float>& w, int64_t rows, int64_t n) {
+  std::vector<double> out(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = &x[r * n];
+    double* y = &out[r * n];
+    if (op == "rms_norm") {
+      double q = 0;
+      for (int64_t i = 0; i < n; ++i) q += double(row[i]) * row[i];
+      const double inv = 1 / std::sqrt(q / n + 1e-6);
+      for (int64_t i = 0; i < n; ++i) y[i] = row[i] * inv * w[i];
+      continue;
+    }
+    double m = -INFINITY, s = 0;
+    for (int64_t i = 0; i < n; ++i) m = std::max(m, double(row[i]));
+    for (int64_t i = 0; i < n; ++i) s += std::exp(row[i] - m);
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = op == "softmax" ? std::exp(row[i] - m) / s : row[i] - m - std::log(s);
+    }
+  }
+  return out;
+}
+
+TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
+  SY_SKIP_WITHOUT_VULKAN();
+  Runtime& rt = *Env().runtime;
+  constexpr int64_t kRows = 3;
+  for (int64_t n : {300, 8192, 8193}) {
+    const std::vector<float> x = RandomFloats(kRows * n, static_cast<uint32_t>(n), -8, 8);
+    const std::vector<float> w = RandomFloats(n, static_cast<uint32_t>(n) + 1, 0.5f, 1.5f);
+    const Tensor tx =
+        rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {kRows, n}, x.data(), x.size() * 4).value();
+    const Tensor tw = rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {n}, w.data(), n * 4).value();
+    for (const std::string op : {"softmax", "log_softmax", "rms_norm"}) {
+      SCOPED_TRACE(op + " over rows of " + std::to_string(n));
+      std::vector<Tensor> out =
+          op == "rms_norm"
+              ? rt.Call(rt.FindOp(op).value(), {tx, tw}, {Attr(1e-6)}).value()
+              : rt.Call(rt.FindOp(op).value(), {tx}, {Attr(int64_t{-1})}).value();
+      std::vector<float> got(x.size());
+      ASSERT_TRUE(rt.ToHost(out[0], got.data(), got.size() * 4).ok());
+      const std::vector<double> want = Reference(op, x, w, kRows, n);
+      int bad = 0;
+      for (size_t i = 0; i < got.size() && bad < 5; ++i) {
+        // The op set's f32 normalization rtol (docs/testing.md); its atol
+        // (1e-6) would pass most of these softmax values (~1e-6) whatever
+        // they were, so 1e-10.
+        if (std::fabs(got[i] - want[i]) > 1e-5 * std::fabs(want[i]) + 1e-10) {
+          ADD_FAILURE() << "element " << i << ": " << got[i] << ", want " << want[i];
+          ++bad;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sy::vulkan_test
