@@ -22,7 +22,7 @@ from ._library import _C
 
 _MODES = {None: 0, False: 1, True: 2}  # sy_dlpack_import_mode_t
 _FLAG_IS_COPIED = 2
-_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED, _KDL_ROCM = 2, 3, 13, 10
+_KDL_CPU, _KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED, _KDL_ROCM = 1, 2, 3, 13, 10
 
 # The `stream` values the array API standard allows per device type
 # (__dlpack__'s table), besides None and -1 (no synchronization), and what
@@ -110,6 +110,14 @@ def import_(x, copy, context):
         capsule = _capsule(x, copy, device)
         if device is not None and device[0] in (_KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED):
             _C.cuda_wait_legacy_stream(device[1])
+        if copy is True and device is not None and device[0] not in (_KDL_CPU, _KDL_CUDA_HOST):
+            # The import copies host memory only. Device memory is shared
+            # (the producer may have copied it already for copy=True, as
+            # DLPack 1.0 lets it, or not: PyTorch 2.11 does not say so),
+            # then copied on its device, so the result never aliases the
+            # producer's memory.
+            shared = _C.from_dlpack(context, context.handle, capsule, _MODES[None])
+            return context.ops.copy(shared)
     else:
         capsule = x
     return _C.from_dlpack(context, context.handle, capsule, _MODES[copy])

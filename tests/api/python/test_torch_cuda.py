@@ -442,9 +442,14 @@ def test_a_cpu_torch_tensor_where_a_cuda_one_is_needed(ctx, cuda):
     message = str(info.value)
     assert "argument 'b' is on cpu:0 but an earlier input is on cuda:0" in message
     assert "tensor.to(device) in Python" in message
-    # PyTorch asking for a cpu tensor on CUDA: Switchyard does not move it silently.
-    with pytest.raises(BufferError, match=r"copying it to DLPack device \(2, 0\) is not supported"):
-        torch.from_dlpack(sy.tensor(np.ones(2, np.float32), context=ctx), device="cuda")
+    # PyTorch asking for a cpu tensor on CUDA moves it itself (2.11 imports
+    # the cpu tensor, then copies it); ours stays where it was, intact.
+    ours = sy.tensor(np.ones(2, np.float32), context=ctx)
+    moved = torch.from_dlpack(ours, device="cuda")
+    assert moved.device.type == "cuda"
+    np.testing.assert_array_equal(moved.cpu().numpy(), [1, 1])
+    assert ours.device == ctx.device("cpu")
+    np.testing.assert_array_equal(ours.numpy(), [1, 1])
 
 
 def test_a_cuda_tensor_for_a_context_without_cuda(cuda):
