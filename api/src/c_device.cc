@@ -117,6 +117,7 @@ SY_API sy_status_code_t sy_device_get_info(sy_device_handle_t device,
     full.compute_units = e.compute_units;
     full.total_memory_bytes = e.total_memory_bytes;
     full.dl_device = e.dl_device;
+    full.float_flags = e.float_flags;
     sy::capi::WriteOutStruct(out_info, full);
     return absl::OkStatus();
   });

@@ -65,6 +65,7 @@ absl::StatusOr<uint64_t> ContextState::DeviceHandle(Device* device) {
   entry.compute_units = p.compute_units;
   entry.total_memory_bytes = p.total_memory_bytes;
   entry.dl_device = device->dl_device();
+  entry.float_flags = p.float_flags;
   devices_.push_back(std::move(entry));
   absl::StatusOr<uint64_t> handle = HandleTable::Instance().Add(&devices_.back());
   // On failure the entry stays (unused): a reader may have seen it during

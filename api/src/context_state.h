@@ -39,6 +39,7 @@ struct DeviceEntry : HandleObject {
   int32_t compute_units = 0;
   uint64_t total_memory_bytes = 0;
   sy_device_t dl_device{};
+  uint32_t float_flags = 0;
   uint64_t handle = 0;
 };
 

@@ -191,6 +191,8 @@ absl::Status DeviceType::Initialize() {
     copied.driver_version = CopyString(props.driver_version);
     copied.total_memory_bytes = props.total_memory_bytes;
     copied.compute_units = props.compute_units;
+    // Zero from a plugin older than 1.2 (props was zeroed): "keeps them".
+    copied.float_flags = props.float_flags;
     sy_stream_t stream = nullptr;
     status = Check(api_.stream_create(api_.device_data, index, &stream),
                    absl::StrCat("stream_create(", index, ")"));

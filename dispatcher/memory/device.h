@@ -34,6 +34,7 @@ struct DeviceProperties {
   std::string driver_version;
   uint64_t total_memory_bytes = 0;
   int32_t compute_units = 0;
+  uint32_t float_flags = 0;  // SY_FLOAT_FLUSHES_*
 };
 
 class Device {

@@ -24,6 +24,7 @@ nlohmann::json DeviceJson(const Device& device) {
       {"driver_version", p.driver_version},
       {"total_memory_bytes", p.total_memory_bytes},
       {"compute_units", p.compute_units},
+      {"float_flags", p.float_flags},
       {"allocator",
        {{"allocated_bytes", stats.allocated_bytes},
         {"reserved_bytes", stats.reserved_bytes},

@@ -127,6 +127,17 @@ sy_error_t* DeviceCount(void* self, int32_t* out_count) {
   });
 }
 
+// The widths whose subnormals the device's shaders cannot ask to keep
+// (Context::CreateShaderModule asks wherever the device lets it). bf16 is
+// computed in f32; f16 and f64 count only where the device computes them.
+uint32_t FloatFlags(const Caps& caps) {
+  uint32_t flags = 0;
+  if (!caps.denorm.preserve32) flags |= SY_FLOAT_FLUSHES_F32_SUBNORMALS;
+  if (caps.float16 && !caps.denorm.preserve16) flags |= SY_FLOAT_FLUSHES_F16_SUBNORMALS;
+  if (caps.float64 && !caps.denorm.preserve64) flags |= SY_FLOAT_FLUSHES_F64_SUBNORMALS;
+  return flags;
+}
+
 sy_error_t* GetProperties(void* self, int32_t device,
                           sy_device_properties_t* out) {
   return Guard("vulkan device: get_properties", [&]() -> sy_error_t* {
@@ -153,6 +164,9 @@ sy_error_t* GetProperties(void* self, int32_t device,
     }
     if (SY_STRUCT_HAS(out, sy_device_properties_t, compute_units)) {
       out->compute_units = ctx->compute_units;
+    }
+    if (SY_STRUCT_HAS(out, sy_device_properties_t, float_flags)) {
+      out->float_flags = FloatFlags(ctx->caps);
     }
     return nullptr;
   });

@@ -30,7 +30,8 @@ namespace {
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
-constexpr uint32_t kAbiMinorUsed = 1;  // 1.1: the extension chain (fusion)
+// 1.1: the extension chain (fusion); 1.2: the devices' float_flags.
+constexpr uint32_t kAbiMinorUsed = 2;
 static_assert(kAbiMinorUsed <= SY_PLUGIN_ABI_MINOR);
 
 void Log(const sy_host_api_t* host, sy_host_context_t* context,

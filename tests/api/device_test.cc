@@ -31,6 +31,16 @@ TEST_F(DeviceTest, EnumerateFindAndDescribe) {
   EXPECT_EQ(info.dl_device.device_id, 0);
   EXPECT_GT(info.compute_units, 0);
   EXPECT_STRNE(info.name, "");
+  EXPECT_EQ(info.float_flags, 0u);  // the cpu keeps subnormals
+
+  // A caller built against API 1.0 passes the 1.0 size: nothing past it is
+  // written.
+  sy_device_info_t old{};
+  old.struct_size = SY_STRUCT_SIZE(sy_device_info_t, dl_device);
+  old.float_flags = 0xdeadbeef;
+  ASSERT_EQ(sy_device_get_info(cpu_, &old), SY_STATUS_OK);
+  EXPECT_STREQ(old.label, "cpu:0");
+  EXPECT_EQ(old.float_flags, 0xdeadbeefu);
 }
 
 TEST_F(DeviceTest, BadLookupsSayWhatExists) {
@@ -53,7 +63,8 @@ TEST_F(DeviceTest, BadLookupsSayWhatExists) {
   sy_device_info_t info{};
   EXPECT_SY_ERROR(sy_device_get_info(cpu_, &info), SY_STATUS_INVALID_ARGUMENT,
                   "sy_device_get_info: out_info->struct_size is 0; set it to "
-                  "sizeof(sy_device_info_t) (" + std::to_string(sizeof info) +
+                  "sizeof(sy_device_info_t) (" +
+                      std::to_string(SY_STRUCT_SIZE(sy_device_info_t, dl_device)) +
                       " in API 1.0) before the call");
   EXPECT_EQ(sy_device_find(context_, "cpu:0", &device), SY_STATUS_OK);  // still works
 }

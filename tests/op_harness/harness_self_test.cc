@@ -33,6 +33,7 @@ class Decorator : public BackendUnderTest {
  public:
   explicit Decorator(BackendUnderTest& inner) : inner_(inner) {}
   std::string DeviceLabel() const override { return inner_.DeviceLabel(); }
+  uint32_t FloatFlags() const override { return inner_.FloatFlags(); }
   Result<DeviceTensor> Upload(const RefTensor& host) override { return inner_.Upload(host); }
   Result<RefTensor> Download(const DeviceTensor& t) override { return inner_.Download(t); }
   Result<std::vector<DeviceTensor>> Call(std::string_view op,
@@ -86,6 +87,27 @@ class NoKernels : public Decorator {
     }
     return Status::Error(SY_STATUS_UNIMPLEMENTED, "no kernel for " + std::string(op));
   }
+};
+
+// A device whose f32 arithmetic flushes subnormal results (flush-to-zero
+// without denormals-are-zero): results read back with every f32 subnormal
+// flushed.
+// `declares` says whether it says so in its float_flags.
+class FlushesF32Subnormals : public Decorator {
+ public:
+  FlushesF32Subnormals(BackendUnderTest& inner, bool declares)
+      : Decorator(inner), declares_(declares) {}
+  uint32_t FloatFlags() const override {
+    return declares_ ? SY_FLOAT_FLUSHES_F32_SUBNORMALS : 0u;
+  }
+  Result<RefTensor> Download(const DeviceTensor& t) override {
+    Result<RefTensor> got = inner_.Download(t);
+    if (got.ok()) *got = FlushSubnormals(*std::move(got), SY_FLOAT_FLUSHES_F32_SUBNORMALS);
+    return got;
+  }
+
+ private:
+  bool declares_;
 };
 
 const OpTest& FindTest(const std::vector<OpTest>& all, const std::string& family,
@@ -284,6 +306,50 @@ TEST(HarnessSelfTest, ComparisonRules) {
   }
   EXPECT_FALSE(compare(3, 4, SY_DTYPE_I64));
   EXPECT_FALSE(compare(2, 1, SY_DTYPE_BOOL));  // a bool byte must be 0 or 1
+}
+
+TEST(HarnessSelfTest, FlushedSubnormalsPassOnlyOnADeviceThatDeclaresThem) {
+  std::unique_ptr<BackendUnderTest> cpu = CpuBackend();
+  ASSERT_NE(cpu, nullptr);
+  const std::vector<OpTest> all = AllOpTests();
+  const OpTest& add = FindTest(all, "Binary", "add_Tensor/f32");
+  // The edge-value cases hold subnormals: flushing them is wrong on a
+  // device that does not declare it…
+  FlushesF32Subnormals silent(*cpu, /*declares=*/false);
+  const std::vector<RunReport> undeclared = RunAll(silent, add);
+  EXPECT_TRUE(std::any_of(undeclared.begin(), undeclared.end(), [](const RunReport& r) {
+    return r.outcome == Outcome::kFail;
+  }));
+  // …and what flushing gives, element by element, on one that does.
+  FlushesF32Subnormals declared(*cpu, /*declares=*/true);
+  for (const RunReport& r : RunAll(declared, add)) {
+    EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+  }
+  // Declaring does not excuse anything else.
+  CorruptOneElement corrupt(declared);
+  const std::vector<RunReport> wrong = RunAll(corrupt, add);
+  EXPECT_TRUE(std::any_of(wrong.begin(), wrong.end(), [](const RunReport& r) {
+    return r.outcome == Outcome::kFail &&
+           r.message.find("the flushed reference disagrees too") != std::string::npos;
+  }));
+}
+
+TEST(HarnessSelfTest, FlushSubnormalsKeepsSignsAndOtherDtypes) {
+  const double sub32 = MinSubnormal(SY_DTYPE_F32);
+  RefTensor f32 = RefTensor::Make(SY_DTYPE_F32, {5}, {sub32, -sub32, 0.0, 1.0, MinNormal(SY_DTYPE_F32)});
+  const RefTensor flushed = FlushSubnormals(f32, SY_FLOAT_FLUSHES_F32_SUBNORMALS);
+  EXPECT_EQ(flushed.values[0], 0.0);
+  EXPECT_TRUE(std::signbit(flushed.values[1]) && flushed.values[1] == 0.0);
+  EXPECT_EQ(flushed.values[3], 1.0);
+  EXPECT_EQ(flushed.values[4], MinNormal(SY_DTYPE_F32));
+  // f64 keeps its subnormals under the f32 flag; f16 only under its own.
+  const RefTensor f64 = RefTensor::Make(SY_DTYPE_F64, {1}, {MinSubnormal(SY_DTYPE_F64)});
+  EXPECT_EQ(FlushSubnormals(f64, SY_FLOAT_FLUSHES_F32_SUBNORMALS).values[0],
+            MinSubnormal(SY_DTYPE_F64));
+  const RefTensor f16 = RefTensor::Make(SY_DTYPE_F16, {1}, {MinSubnormal(SY_DTYPE_F16)});
+  EXPECT_EQ(FlushSubnormals(f16, SY_FLOAT_FLUSHES_F32_SUBNORMALS).values[0],
+            MinSubnormal(SY_DTYPE_F16));
+  EXPECT_EQ(FlushSubnormals(f16, SY_FLOAT_FLUSHES_F16_SUBNORMALS).values[0], 0.0);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // `switchyard info` and `switchyard ops`: the load report, plugin options,
 // devices and op coverage, from the context's info JSON and load records.
+#include <cstdint>
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "cli_util.h"
@@ -21,6 +23,17 @@ bool ReadInfo(const sy::Context& context, nlohmann::json* info) {
   }
   *info = nlohmann::json::parse(*text);
   return true;
+}
+
+// ", flushes f32 subnormals" for a device whose float_flags say so; "" for
+// one that keeps them (switchyard/common.h, SY_FLOAT_FLUSHES_*).
+std::string FlushedWidths(uint32_t flags) {
+  std::vector<std::string> widths;
+  if (flags & SY_FLOAT_FLUSHES_F16_SUBNORMALS) widths.push_back("f16");
+  if (flags & SY_FLOAT_FLUSHES_F32_SUBNORMALS) widths.push_back("f32/bf16");
+  if (flags & SY_FLOAT_FLUSHES_F64_SUBNORMALS) widths.push_back("f64");
+  if (widths.empty()) return "";
+  return ", flushes " + absl::StrJoin(widths, " and ") + " subnormals";
 }
 
 void PrintOptions(const std::vector<sy::LoadRecord>& records) {
@@ -64,13 +77,14 @@ int RunInfo(const sy::Context& context, bool json) {
   PrintOptions(*records);
   std::printf("\nDevices:\n");
   for (const auto& d : info["devices"]) {
-    std::printf("  %-10s %s (%s), %d compute units, %.1f GiB, plugin %s\n",
+    std::printf("  %-10s %s (%s), %d compute units, %.1f GiB, plugin %s%s\n",
                 d["label"].get<std::string>().c_str(),
                 d["name"].get<std::string>().c_str(),
                 d["vendor"].get<std::string>().c_str(),
                 d["compute_units"].get<int>(),
                 d["total_memory_bytes"].get<double>() / (1 << 30),
-                d["plugin"].get<std::string>().c_str());
+                d["plugin"].get<std::string>().c_str(),
+                FlushedWidths(d.value("float_flags", 0u)).c_str());
   }
   if (info["devices"].empty()) std::printf("  none\n");
   // Coverage: for each op, the device types with kernels (and how).

@@ -499,6 +499,10 @@ typedef struct sy_device_info_t {
   int32_t compute_units;      /* cores, SMs, CUs */
   uint64_t total_memory_bytes;
   sy_device_t dl_device;      /* DLPack device (type code, id) */
+  /* ---- 1.2 ---- */
+  uint32_t float_flags;       /* SY_FLOAT_FLUSHES_* (common.h): subnormals
+                                 this device's arithmetic may flush */
+  uint32_t reserved;
 } sy_device_info_t;
 
 /* Properties of a device — also of one whose plugin was unloaded.
@@ -1051,8 +1055,8 @@ static_assert(SY_STRUCT_SIZE(sy_op_call_args_t, reserved) ==
                   sizeof(sy_op_call_args_t), "sy_op_call_args_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_kernel_info_t, chosen_because) ==
                   sizeof(sy_kernel_info_t), "sy_kernel_info_t 1.1");
-static_assert(SY_STRUCT_SIZE(sy_device_info_t, dl_device) ==
-                  sizeof(sy_device_info_t), "sy_device_info_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_device_info_t, reserved) ==
+                  sizeof(sy_device_info_t), "sy_device_info_t 1.2");
 static_assert(SY_STRUCT_SIZE(sy_allocator_stats_t, device_frees) ==
                   sizeof(sy_allocator_stats_t), "sy_allocator_stats_t 1.0");
 static_assert(SY_STRUCT_SIZE(sy_op_info_t, live) == sizeof(sy_op_info_t),

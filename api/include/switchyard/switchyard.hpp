@@ -278,6 +278,7 @@ struct DeviceInfo {
   int32_t compute_units = 0;
   uint64_t total_memory_bytes = 0;
   sy_device_t dl_device{};
+  uint32_t float_flags = 0;  // SY_FLOAT_FLUSHES_*: subnormals it may flush
 };
 
 class Device {
@@ -296,7 +297,7 @@ class Device {
     }
     return DeviceInfo{c.label,  c.type,  c.plugin,        c.name,
                       c.vendor, c.driver_version, c.index, c.compute_units,
-                      c.total_memory_bytes, c.dl_device};
+                      c.total_memory_bytes, c.dl_device, c.float_flags};
   }
   // "cpu:0"; "" when the handle is bad.
   std::string label() const {

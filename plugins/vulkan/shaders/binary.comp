@@ -58,7 +58,9 @@ void store_vals(uint o, Vals v) {
     case 0: r = x + y; break;
     case 1: r = x - y; break;
     case 2: r = x * y; break;
-    case 3: r = x / y; break;
+    // In double: drivers may divide as x · (1/y), and with f32 subnormals
+    // flushed 1/3.4e38 is 0, so inf / 3.4e38 came out NaN (NVIDIA).
+    case 3: r = float(f32_to_f64(x) / f32_to_f64(y)); break;
     case 4: r = float(pow_d(f32_to_f64(x), f32_to_f64(y))); break;
     case 5: r = (x != x || y != y) ? (x + y) : max(x, y); break;
     default: r = (x != x || y != y) ? (x + y) : min(x, y); break;

@@ -41,9 +41,21 @@ void store_vals(uint o, Vals v) {
 #else
   C0 r;
   switch (OP) {
+#if DT0 == DT_F32 || DT0 == DT_F16 || DT0 == DT_BF16
+    // Sign-bit operations, as IEEE 754 defines negate and abs: exact for
+    // every value (-0, NaN, subnormals on a device whose arithmetic flushes
+    // them), where `x < 0 ? -x : x` gave abs(-0) = -0 and, under
+    // flush-to-zero, abs(-1.4e-45) = -1.4e-45.
+    case 0: r = uintBitsToFloat(floatBitsToUint(x) ^ 0x80000000u); break;  // neg
+    case 1: r = uintBitsToFloat(floatBitsToUint(x) & 0x7fffffffu); break;  // abs
+    // relu keeps NaN. Tested on the bits: NVIDIA's compiler folded
+    // `x > 0 || x != x` into a max that gave relu(NaN) = 0.
+    case 2: r = (x > C0(0) || (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u) ? x : C0(0); break;
+#else
     case 0: r = -x; break;                                    // neg
     case 1: r = x < C0(0) ? -x : x; break;                    // abs
-    case 2: r = (x > C0(0) || x != x) ? x : C0(0); break;     // relu
+    case 2: r = x > C0(0) ? x : C0(0); break;                 // relu
+#endif
     default: r = x * x; break;                                // square
   }
   STO(pc.out_addr, o, CO(r));

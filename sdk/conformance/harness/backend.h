@@ -108,6 +108,13 @@ class BackendUnderTest {
   // The device the tensors live on, for messages: "cpu:0".
   virtual std::string DeviceLabel() const = 0;
 
+  // The subnormals the device declares it may flush (SY_FLOAT_FLUSHES_*,
+  // switchyard/common.h): where a result differs from the reference, the
+  // harness also accepts, element by element, the reference of the inputs
+  // with those subnormals flushed, flushed in turn (case_runner.h,
+  // FlushedReference and CloserPerElement).
+  virtual uint32_t FloatFlags() const { return 0; }
+
   // A new contiguous device tensor holding `host` (which is defined).
   virtual Result<DeviceTensor> Upload(const RefTensor& host) = 0;
 

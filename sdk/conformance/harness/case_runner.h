@@ -50,6 +50,26 @@ RunReport RunCase(BackendUnderTest& backend, const OpTest& test,
 std::string CheckResult(const RefTensor& got, const RefResult& expected,
                         const OpCase& c, const std::vector<RefTensor>& inputs);
 
+// `t` with every subnormal of a width `float_flags` names (SY_FLOAT_FLUSHES_*;
+// bf16 follows f32) replaced by a zero of its sign; other dtypes unchanged.
+RefTensor FlushSubnormals(RefTensor t, uint32_t float_flags);
+
+// What a device that flushes the subnormals `float_flags` names in its
+// inputs and results computes: the reference of the inputs flushed, its
+// result flushed — the denormals-are-zero plus flush-to-zero mode that
+// some GPUs' drivers cannot turn off. (A device may also flush results
+// only; RunCase accepts that too.)
+RefResult FlushedReference(const OpCase& c, const std::vector<RefTensor>& inputs,
+                           uint32_t float_flags);
+
+// `plain` with each element replaced by `flushed`'s where that one is
+// closer to `got` (ties keep `plain`): on a device that declares flushing,
+// RunCase checks the result against this, so each element may match
+// either — a select such as maximum may pass a subnormal through while an
+// add beside it flushes.
+RefResult CloserPerElement(const RefTensor& got, RefResult plain,
+                           const RefResult& flushed);
+
 // "f32[4, 1, 3] strided, none, bool[2] contiguous": inputs for messages.
 std::string DescribeInputs(const std::vector<RefTensor>& host,
                            const LayoutRun& run);

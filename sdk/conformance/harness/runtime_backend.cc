@@ -78,6 +78,11 @@ class RuntimeBackend : public BackendUnderTest {
 
   std::string DeviceLabel() const override { return label_; }
 
+  uint32_t FloatFlags() const override {
+    sy::Result<sy::DeviceInfo> info = device_.info();
+    return info.ok() ? info->float_flags : 0u;
+  }
+
   Result<DeviceTensor> Upload(const RefTensor& host) override {
     const std::vector<uint8_t> bytes = ToBytes(host);
     sy::Result<sy::Tensor> t = sy::Tensor::FromHost(

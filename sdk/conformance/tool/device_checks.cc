@@ -336,7 +336,13 @@ void CheckOneDevice(const sy_device_api_t& table, int32_t index, uint64_t seed,
                              p.vendor != nullptr && *p.vendor ? absl::StrCat(" by ", p.vendor) : "",
                              ", driver '", p.driver_version != nullptr ? p.driver_version : "",
                              "', ", p.total_memory_bytes >> 20, " MiB, ", p.compute_units,
-                             " compute units"));
+                             " compute units",
+                             p.float_flags != 0
+                                 ? absl::StrCat(", float_flags ", p.float_flags,
+                                                " (may flush subnormals: op results "
+                                                "are also checked against the "
+                                                "flushed reference)")
+                                 : ""));
   }
   if (absl::Status s = api.Open(); !s.ok()) {
     report.Fail(section, "streams", absl::StrCat("the checks' stream: ", s.message()));

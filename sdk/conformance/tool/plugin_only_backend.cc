@@ -25,6 +25,7 @@ class PluginOnlyBackend : public BackendUnderTest {
         provides_device_(provides_device), kernels_(std::move(kernels)) {}
 
   std::string DeviceLabel() const override { return inner_->DeviceLabel(); }
+  uint32_t FloatFlags() const override { return inner_->FloatFlags(); }
   Result<DeviceTensor> Upload(const RefTensor& host) override {
     return inner_->Upload(host);
   }

@@ -75,6 +75,18 @@ typedef struct sy_device_t {
   int32_t device_id;
 } sy_device_t;
 
+/* How a device's arithmetic treats subnormal floats (float_flags of
+ * sy_device_properties_t and sy_device_info_t). A flag says that the
+ * device may flush subnormal inputs and results of that width to zero
+ * (of the same sign), as GPUs do in fast modes and some Vulkan drivers
+ * always do for f32; without it, the device keeps them, as IEEE 754 and
+ * the op set's references do. bf16 arithmetic follows the f32 flag.
+ * Copies, fills and casts between storage formats are exact either way.
+ * Since: 1.2. */
+#define SY_FLOAT_FLUSHES_F32_SUBNORMALS 1u
+#define SY_FLOAT_FLUSHES_F16_SUBNORMALS 2u
+#define SY_FLOAT_FLUSHES_F64_SUBNORMALS 4u
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -467,7 +467,7 @@ typedef enum sy_copy_kind_t {
 } sy_copy_kind_t;
 
 /* Filled by get_properties. String fields point at plugin memory that lives
- * until unload; the host copies them. Since: 1.0. */
+ * until unload; the host copies them. Since: 1.0 (float_flags: 1.2). */
 typedef struct sy_device_properties_t {
   size_t struct_size;
   const sy_extension_t* extension;
@@ -477,6 +477,10 @@ typedef struct sy_device_properties_t {
   uint64_t total_memory_bytes;
   int32_t compute_units;      /* SMs, CUs, cores */
   int32_t reserved;
+  /* ---- 1.2 ---- (write only when SY_STRUCT_HAS says the host's struct
+   * has them; the host zeroes the struct first) */
+  uint32_t float_flags;       /* SY_FLOAT_FLUSHES_* (common.h) */
+  uint32_t reserved1;
 } sy_device_properties_t;
 
 /* A device type a plugin provides. Every slot is required in 1.0. `self` is
@@ -1033,8 +1037,8 @@ static_assert(SY_STRUCT_SIZE(sy_kernel_variant_t, config_size) ==
                   sizeof(sy_kernel_variant_t), "sy_kernel_variant_t 1.0");
 static_assert(SY_STRUCT_SIZE(sy_kernel_desc_t, reserved1) ==
                   sizeof(sy_kernel_desc_t), "sy_kernel_desc_t 1.1");
-static_assert(SY_STRUCT_SIZE(sy_device_properties_t, reserved) ==
-                  sizeof(sy_device_properties_t), "sy_device_properties_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_device_properties_t, reserved1) ==
+                  sizeof(sy_device_properties_t), "sy_device_properties_t 1.2");
 static_assert(SY_STRUCT_SIZE(sy_device_api_t, event_elapsed_ms) ==
                   sizeof(sy_device_api_t), "sy_device_api_t 1.0");
 static_assert(SY_STRUCT_SIZE(sy_host_api_t, kernel_workspace) ==

@@ -62,6 +62,10 @@ TEST(VulkanDenormals, TheLoadRecordSaysWhetherTheDeviceKeepsThem) {
     EXPECT_THAT(note, HasSubstr("may flush them to zero"));
     EXPECT_THAT(note, HasSubstr("abs, neg, add, mul, compare, cast to bool"));
   }
+  // The same in machine-readable form, for the conformance kit and users.
+  Device* device = Env().runtime->GetDevice("vulkan:0").value();
+  EXPECT_EQ((device->properties().float_flags & SY_FLOAT_FLUSHES_F32_SUBNORMALS) != 0,
+            !note.empty());
 }
 
 // Runs `op` on vulkan:0 and returns the output's bytes.
@@ -108,8 +112,7 @@ TEST(VulkanDenormals, DenormalInputsSurviveWhereTheDeviceKeepsThem) {
     // The host's float arithmetic keeps denormals (no FTZ/DAZ here).
     const float a = x[i], b = y[i];
     SCOPED_TRACE(::testing::Message() << "x = " << a << ", y = " << b);
-    // abs by value: the shader's abs(-0) is -0 (`x < 0 ? -x : x`).
-    EXPECT_EQ(abs[i], std::fabs(a)) << "abs gave " << abs[i];
+    EXPECT_EQ(Bits(abs[i]), Bits(std::fabs(a))) << "abs gave " << abs[i];
     EXPECT_EQ(Bits(neg[i]), Bits(-a)) << "neg gave " << neg[i];
     EXPECT_EQ(Bits(add[i]), Bits(a + b)) << "add gave " << add[i];
     EXPECT_EQ(Bits(mul[i]), Bits(a * b)) << "mul gave " << mul[i];
@@ -120,6 +123,27 @@ TEST(VulkanDenormals, DenormalInputsSurviveWhereTheDeviceKeepsThem) {
   const std::vector<float> four(4, tiny);
   const Tensor t4 = rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {4}, four.data(), 16).value();
   EXPECT_EQ(RunOp<float>("sum", {t4})[0], 4 * tiny);
+}
+
+// abs and neg flip or clear the sign bit, as IEEE 754 defines them, so they
+// are exact on every device — also one whose arithmetic flushes subnormals
+// (there `x < 0 ? -x : x` gave abs(-1.4e-45) = -1.4e-45), and for -0 and NaN.
+TEST(VulkanDenormals, AbsAndNegAreExactOnEveryDevice) {
+  SY_SKIP_WITHOUT_VULKAN();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {tiny, -tiny, -0.0f, 0.0f, -std::numeric_limits<float>::min() / 2,
+                                -nan, -1.5f, std::numeric_limits<float>::infinity()};
+  const int64_t n = static_cast<int64_t>(x.size());
+  Runtime& rt = *Env().runtime;
+  const Tensor tx = rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {n}, x.data(), n * 4).value();
+  const std::vector<float> abs = RunOp<float>("abs", {tx});
+  const std::vector<float> neg = RunOp<float>("neg", {tx});
+  for (int64_t i = 0; i < n; ++i) {
+    SCOPED_TRACE(::testing::Message() << "x bits 0x" << std::hex << Bits(x[i]));
+    EXPECT_EQ(Bits(abs[i]), Bits(x[i]) & 0x7fffffffu);
+    EXPECT_EQ(Bits(neg[i]), Bits(x[i]) ^ 0x80000000u);
+  }
 }
 
 }  // namespace
