@@ -25,7 +25,7 @@ namespace sy::onednn {
 
 // Defaults of the plugin options min_elements and min_matmul_flops (Note
 // [Declining small calls]; docs/onednn.md has the measurements).
-inline constexpr int64_t kDefaultMinElements = int64_t{1} << 20;
+inline constexpr int64_t kDefaultMinElements = int64_t{1} << 16;
 inline constexpr int64_t kDefaultMinMatmulFlops = int64_t{1} << 24;
 
 // One runtime's option values.

@@ -107,13 +107,13 @@ TEST(OnednnSelection, DeclinesCallsBelowItsThresholdsToTheCpuPlugin) {
   // 16 elements: declined, by the bucketed count, and explain says why.
   EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {16}),
             "kernel cpu::add.Tensor.f32.f32 (priority); declined: "
-            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 1048576");
+            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 65536");
   // A bucket is decided once: [13] rounds up to the same bucket as [16].
   EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {13}),
             "kernel cpu::add.Tensor.f32.f32 (priority); declined: "
-            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 1048576");
+            "onednn::add.Tensor.f32.f32: elements 16 < min_elements 65536");
   // At the threshold onednn takes it.
-  EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {1024, 1024}),
+  EXPECT_EQ(ExplainOn(runtime, "add.Tensor", {256, 256}),
             "kernel onednn::add.Tensor.f32.f32 (priority)");
   // The call runs what explain said, and its result is right.
   Device& cpu = *runtime.GetDevice("cpu").value();
@@ -133,7 +133,7 @@ TEST(OnednnSelection, LoadRecordListsTheOptions) {
       ASSERT_EQ(record.options.size(), 2u);
       EXPECT_EQ(record.options[0].name, "min_elements");
       EXPECT_EQ(record.options[0].type, "int");
-      EXPECT_EQ(record.options[0].value, defaults ? "1048576" : "1");
+      EXPECT_EQ(record.options[0].value, defaults ? "65536" : "1");
       EXPECT_EQ(record.options[0].source, defaults ? "default" : "context");
       EXPECT_EQ(record.options[1].name, "min_matmul_flops");
     }
@@ -157,7 +157,7 @@ TEST(OnednnSelection, EachRuntimeKeepsItsOwnThresholds) {
   const std::string onednn = "kernel onednn::add.Tensor.f32.f32 (priority)";
   for (int round = 0; round < 2; ++round) {  // and again, after all three exist
     EXPECT_EQ(ExplainOn(defaults, "add.Tensor", {4096}),
-              cpu + "elements 4096 < min_elements 1048576");
+              cpu + "elements 4096 < min_elements 65536");
     EXPECT_EQ(ExplainOn(ones, "add.Tensor", {2}), onednn);
     EXPECT_EQ(ExplainOn(*sixty_four, "add.Tensor", {32}), cpu + "elements 32 < min_elements 64");
     EXPECT_EQ(ExplainOn(*sixty_four, "add.Tensor", {64}), onednn);
