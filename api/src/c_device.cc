@@ -160,6 +160,8 @@ SY_API sy_status_code_t sy_device_empty_cache(sy_device_handle_t device) {
   return Guard("sy_device_empty_cache", [&]() -> absl::Status {
     auto live = sy::capi::FindLive(device);
     if (!live.ok()) return live.status();
+    // The runtime's kept constants (causal masks) are cached memory too.
+    live->entry->context->runtime->state().constants.DropDevice(*live->device);
     return live->device->allocator().EmptyCache();
   });
 }

@@ -35,10 +35,18 @@ absl::StatusOr<Tensor> ConstantCache::GetOrMake(
 }
 
 void ConstantCache::DropDevicesOf(const PluginInstance* plugin) {
-  std::vector<Tensor> dropped;
+  DropIf([plugin](const Device& d) { return d.type().plugin() == plugin; });
+}
+
+void ConstantCache::DropDevice(const Device& device) {
+  DropIf([&device](const Device& d) { return &d == &device; });
+}
+
+void ConstantCache::DropIf(absl::FunctionRef<bool(const Device&)> drop) {
+  std::vector<Tensor> dropped;  // destroyed after the lock is released
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
-    if (it->first.first->type().plugin() == plugin) {
+    if (drop(*it->first.first)) {
       bytes_ -= it->second.nbytes();
       dropped.push_back(std::move(it->second));
       it = entries_.erase(it);

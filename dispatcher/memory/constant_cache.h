@@ -49,6 +49,8 @@ class ConstantCache {
 
   // Drops the entries on devices of `plugin` (before it unloads).
   void DropDevicesOf(const PluginInstance* plugin);
+  // Drops the entries on `device` (sy_device_empty_cache).
+  void DropDevice(const Device& device);
   // Drops every entry.
   void Clear();
 
@@ -57,6 +59,8 @@ class ConstantCache {
 
  private:
   using Key = std::pair<const Device*, std::string>;
+
+  void DropIf(absl::FunctionRef<bool(const Device&)> drop);
 
   mutable std::mutex mu_;
   std::map<Key, Tensor> entries_;

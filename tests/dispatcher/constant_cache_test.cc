@@ -44,6 +44,26 @@ TEST(ConstantCacheTest, MakesOnceAndKeeps) {
   EXPECT_EQ(ReadF32(*runtime, a), (std::vector<float>{1, 2}));  // users' handles live on
 }
 
+// sy_device_empty_cache drops a device's constants (the C API's fuzzers
+// count on it: what the runtime keeps is not an input's leak).
+TEST(ConstantCacheTest, DropDeviceGivesItsMemoryBack) {
+  auto runtime = MakeRuntime();
+  ASSERT_NE(runtime, nullptr);
+  Device* cpu = runtime->GetDevice("cpu").value();
+  ConstantCache& cache = runtime->state().constants;
+  const uint64_t before = cpu->allocator().stats().allocated_bytes;
+  ASSERT_TRUE(cache
+                  .GetOrMake(*cpu, "k",
+                             [&]() -> absl::StatusOr<Tensor> {
+                               return MakeF32(*runtime, *cpu, {64}, std::vector<float>(64, 1));
+                             })
+                  .ok());
+  EXPECT_GT(cpu->allocator().stats().allocated_bytes, before);
+  cache.DropDevice(*cpu);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cpu->allocator().stats().allocated_bytes, before);
+}
+
 TEST(ConstantCacheTest, StaysWithinItsBudget) {
   auto runtime = MakeRuntime();
   ASSERT_NE(runtime, nullptr);
