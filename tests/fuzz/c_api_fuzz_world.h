@@ -62,7 +62,8 @@ struct World {
 // (this build's cpu plugin), or SWITCHYARD_FUZZ_CPU_MANIFEST when set.
 World& GetWorld();
 
-// The device allocator's bytes in use.
+// The device allocator's bytes in use, after sy_device_empty_cache has
+// dropped what the runtime keeps for reuse (causal attention masks).
 uint64_t AllocatedBytes(sy_device_handle_t device);
 
 }  // namespace sy_fuzz
