@@ -31,7 +31,7 @@
 # file not yet added is checked too, and build folders or editor droppings
 # never are). A tree without git (an exported source tarball) is not
 # checked: the check is a guard for those who change the code, who work in
-# a checkout, and the house rule keeps file(GLOB) out of the build.
+# a checkout, and the house rule keeps globbed source lists out of the build.
 cmake_minimum_required(VERSION 3.25)
 
 if(NOT SOURCE_DIR)
