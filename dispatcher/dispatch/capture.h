@@ -11,6 +11,8 @@
 #ifndef SWITCHYARD_DISPATCHER_DISPATCH_CAPTURE_H_
 #define SWITCHYARD_DISPATCHER_DISPATCH_CAPTURE_H_
 
+#include <atomic>
+
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -54,7 +56,18 @@ class ScopedInterception {
 
 // The calling thread's interceptor, or null. One thread-local load.
 CallInterceptor* ActiveInterceptor();
-inline bool CaptureActive() { return ActiveInterceptor() != nullptr; }
+
+namespace capture_internal {
+// Interceptions active on any thread. A thread sees its own changes in
+// program order, so zero means the calling thread captures nothing, and
+// the common case pays one relaxed load instead of a thread-local lookup.
+inline std::atomic<int> active_anywhere{0};
+}  // namespace capture_internal
+
+inline bool CaptureActive() {
+  return capture_internal::active_anywhere.load(std::memory_order_relaxed) != 0 &&
+         ActiveInterceptor() != nullptr;
+}
 
 }  // namespace sy::core
 

@@ -1,7 +1,9 @@
 #include "dispatcher/dispatch/dispatcher.h"
 
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -9,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "dispatcher/base/log.h"
 #include "dispatcher/dispatch/bind.h"
+#include "dispatcher/dispatch/call_plan.h"
 #include "dispatcher/dispatch/run.h"
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/registry/op_registry.h"
@@ -18,11 +21,27 @@
 namespace sy::core {
 namespace {
 
-using TensorPointers = SmallVector<const Tensor*, kInlineTensors>;
+// Pointers to a span of tensors, as CallArgs takes them: on the stack for
+// the usual few, on the heap beyond.
+class TensorPointers {
+ public:
+  explicit TensorPointers(absl::Span<const Tensor> tensors) : size_(tensors.size()) {
+    const Tensor** to = inline_;
+    if (size_ > kInlineTensors) {
+      heap_.reset(new const Tensor*[size_]);
+      to = heap_.get();
+    }
+    for (size_t i = 0; i < size_; ++i) to[i] = &tensors[i];
+  }
+  operator absl::Span<const Tensor* const>() const {
+    return {heap_ ? heap_.get() : inline_, size_};
+  }
 
-void PointersTo(absl::Span<const Tensor> tensors, TensorPointers& out) {
-  for (const Tensor& t : tensors) out.push_back(&t);
-}
+ private:
+  size_t size_;
+  const Tensor* inline_[kInlineTensors];
+  std::unique_ptr<const Tensor*[]> heap_;
+};
 
 absl::Span<const sy_attr_t> AsAbiAttrs(absl::Span<const Attr> attrs) {
   static_assert(sizeof(Attr) == sizeof(sy_attr_t));
@@ -142,6 +161,11 @@ absl::Status Dispatcher::ExecuteUntraced(OpHandle op, const CallArgs& args,
   if (absl::Status status = CheckOp(op); !status.ok()) return status;
   const OpDef& def = *op.def();
   CallTracker::Scope in_flight(state_->calls);
+  if (traced == nullptr) {  // a traced call needs the whole path's event
+    if (std::optional<absl::Status> planned = RunPlanned(def, args)) {
+      return *std::move(planned);
+    }
+  }
   BoundCall bound;
   absl::Status status =
       BindCall(def, args.inputs, args.attrs, args.list_sizes, bound);
@@ -172,14 +196,14 @@ absl::Status Dispatcher::ExecuteUntraced(OpHandle op, const CallArgs& args,
     }
     return done(absl::OkStatus());
   }
+  RememberPlan(args, bound, *resolution);  // Note [Call plans]
   return done(RunResolved(*this, bound, *resolution, args.outputs, args.produced));
 }
 
 absl::StatusOr<std::vector<Tensor>> Dispatcher::Call(
     OpHandle op, absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
     absl::Span<const int32_t> list_sizes) {
-  TensorPointers pointers;
-  PointersTo(inputs, pointers);
+  TensorPointers pointers(inputs);
   TensorList produced;
   CallArgs args;
   args.inputs = pointers;
@@ -196,10 +220,8 @@ absl::Status Dispatcher::CallOut(OpHandle op, absl::Span<const Tensor> inputs,
                                  absl::Span<const Attr> attrs,
                                  absl::Span<const Tensor> outputs,
                                  absl::Span<const int32_t> list_sizes) {
-  TensorPointers in;
-  PointersTo(inputs, in);
-  TensorPointers out;
-  PointersTo(outputs, out);
+  TensorPointers in(inputs);
+  TensorPointers out(outputs);
   CallArgs args;
   args.inputs = in;
   args.attrs = AsAbiAttrs(attrs);
@@ -211,8 +233,7 @@ absl::Status Dispatcher::CallOut(OpHandle op, absl::Span<const Tensor> inputs,
 absl::StatusOr<std::vector<Tensor>> Dispatcher::CallDecomposed(
     OpHandle op, absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
     absl::Span<const int32_t> list_sizes) {
-  TensorPointers pointers;
-  PointersTo(inputs, pointers);
+  TensorPointers pointers(inputs);
   TensorList produced;
   CallArgs args;
   args.inputs = pointers;
@@ -240,8 +261,7 @@ absl::StatusOr<Resolution> Dispatcher::ResolveCall(OpHandle op,
 absl::StatusOr<std::string> Dispatcher::Explain(
     OpHandle op, absl::Span<const Tensor> inputs, absl::Span<const Attr> attrs,
     absl::Span<const int32_t> list_sizes, const RouteRequest& route) {
-  TensorPointers pointers;
-  PointersTo(inputs, pointers);
+  TensorPointers pointers(inputs);
   CallArgs args;
   args.inputs = pointers;
   args.attrs = AsAbiAttrs(attrs);

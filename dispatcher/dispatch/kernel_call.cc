@@ -1,5 +1,7 @@
 #include "dispatcher/dispatch/kernel_call.h"
 
+#include <algorithm>
+
 #include "dispatcher/memory/device.h"
 
 namespace sy::core {
@@ -15,10 +17,11 @@ bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
   return true;
 }
 
-// Strides that make `input` walk the output's shape (NumPy broadcasting:
-// aligned at the right, stretched dims get stride 0).
-void BroadcastStrides(const Tensor& input, const sy_tensor_meta_t& out,
-                      int64_t* strides) {
+}  // namespace
+
+bool BroadcastInput(const Tensor& input, const sy_tensor_meta_t& out,
+                    int64_t* strides) {
+  if (SameShape(input, out)) return false;
   const int offset = out.ndim - input.ndim();
   for (int d = 0; d < out.ndim; ++d) {
     const int in_d = d - offset;
@@ -28,9 +31,33 @@ void BroadcastStrides(const Tensor& input, const sy_tensor_meta_t& out,
       strides[d] = input.strides()[in_d];
     }
   }
+  return true;
 }
 
-}  // namespace
+void FillKernelCall(const KernelCallParts& parts, const sy_tensor_view_t* inputs,
+                    int32_t num_inputs, const sy_tensor_view_t* outputs,
+                    int32_t num_outputs, sy_kernel_call_t& call) {
+  call.struct_size = sizeof(call);
+  call.extension = nullptr;
+  call.inputs = inputs;
+  call.num_inputs = num_inputs;
+  call.num_tensor_args = parts.op->num_tensor_args();
+  call.input_offsets = parts.input_offsets;
+  call.outputs = outputs;
+  call.num_outputs = num_outputs;
+  call.num_attrs = parts.num_attrs;
+  call.attrs = parts.attrs;
+  call.stream = parts.device->stream();
+  call.variant = parts.choice->variant;
+  call.reserved = 0;
+  call.variant_config = parts.choice->variant_config;
+  call.kernel_data = parts.choice->kernel->kernel_data;
+  call.host_call = nullptr;
+  // Binding checked the call against the schema, resolution picked the
+  // kernel by its registered dtypes, and the views are the core's.
+  call.flags = SY_KERNEL_CALL_HOST_CHECKED | (parts.query ? SY_KERNEL_CALL_QUERY : 0u);
+  call.reserved1 = 0;
+}
 
 KernelCallFrame::KernelCallFrame(const BoundCall& bound,
                                  absl::Span<const Tensor* const> outputs,
@@ -41,15 +68,16 @@ KernelCallFrame::KernelCallFrame(const BoundCall& bound,
   for (size_t i = 0; i < n; ++i) {
     const Tensor& input = *bound.tensors[i];
     views_.push_back(input.view());
-    if (elementwise && !SameShape(input, bound.outputs[0])) {
-      const sy_tensor_meta_t& out = bound.outputs[0];
-      if (strides_.empty()) strides_.resize(n * SY_MAX_RANK);
-      int64_t* row = strides_.data() + i * SY_MAX_RANK;
-      BroadcastStrides(input, out, row);
-      views_[i].ndim = out.ndim;
-      views_[i].shape = out.shape;
-      views_[i].strides = row;
-    }
+    if (!elementwise) continue;
+    const sy_tensor_meta_t& out = bound.outputs[0];
+    int64_t broadcast[SY_MAX_RANK];
+    if (!BroadcastInput(input, out, broadcast)) continue;
+    if (strides_.empty()) strides_.resize(n * SY_MAX_RANK);
+    int64_t* row = strides_.data() + i * SY_MAX_RANK;
+    std::copy(broadcast, broadcast + out.ndim, row);
+    views_[i].ndim = out.ndim;
+    views_[i].shape = out.shape;
+    views_[i].strides = row;
   }
   const bool query = outputs.empty();
   if (query) {
@@ -66,26 +94,16 @@ KernelCallFrame::KernelCallFrame(const BoundCall& bound,
     for (const Tensor* out : outputs) out_views_.push_back(out->view());
   }
 
-  call_.struct_size = sizeof(call_);
-  call_.extension = nullptr;
-  call_.inputs = views_.data();
-  call_.num_inputs = static_cast<int32_t>(n);
-  call_.num_tensor_args = op.num_tensor_args();
-  call_.input_offsets = bound.offsets.data();
-  call_.outputs = out_views_.data();
-  call_.num_outputs = static_cast<int32_t>(out_views_.size());
-  call_.num_attrs = static_cast<int32_t>(bound.attrs.size());
-  call_.attrs = bound.attrs.data();
-  call_.stream = bound.device->stream();
-  call_.variant = choice.variant;
-  call_.reserved = 0;
-  call_.variant_config = choice.variant_config;
-  call_.kernel_data = choice.kernel->kernel_data;
-  call_.host_call = nullptr;
-  // Binding checked the call against the schema, resolution picked the
-  // kernel by its registered dtypes, and the views above are the core's.
-  call_.flags = SY_KERNEL_CALL_HOST_CHECKED | (query ? SY_KERNEL_CALL_QUERY : 0u);
-  call_.reserved1 = 0;
+  KernelCallParts parts;
+  parts.op = &op;
+  parts.device = bound.device;
+  parts.choice = &choice;
+  parts.input_offsets = bound.offsets.data();
+  parts.attrs = bound.attrs.data();
+  parts.num_attrs = static_cast<int32_t>(bound.attrs.size());
+  parts.query = query;
+  FillKernelCall(parts, views_.data(), static_cast<int32_t>(n), out_views_.data(),
+                 static_cast<int32_t>(out_views_.size()), call_);
 }
 
 }  // namespace sy::core

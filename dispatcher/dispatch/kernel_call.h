@@ -16,6 +16,29 @@
 
 namespace sy::core {
 
+// For an op of kind elementwise, whether `input` must be broadcast to the
+// output's shape `out`; if so, `strides` (SY_MAX_RANK entries) receives the
+// strides that walk it there (NumPy's rules: aligned at the right, stretched
+// dims get stride 0).
+bool BroadcastInput(const Tensor& input, const sy_tensor_meta_t& out,
+                    int64_t* strides);
+
+// What a kernel call carries besides its tensors' views.
+struct KernelCallParts {
+  const OpDef* op = nullptr;
+  const Device* device = nullptr;
+  const KernelChoice* choice = nullptr;
+  const int32_t* input_offsets = nullptr;
+  const sy_attr_t* attrs = nullptr;
+  int32_t num_attrs = 0;
+  bool query = false;
+};
+
+// Fills `call` for `parts` over the given views (borrowed for the call).
+void FillKernelCall(const KernelCallParts& parts, const sy_tensor_view_t* inputs,
+                    int32_t num_inputs, const sy_tensor_view_t* outputs,
+                    int32_t num_outputs, sy_kernel_call_t& call);
+
 class KernelCallFrame {
  public:
   // `outputs` are the call's output tensors; empty for a query. Everything

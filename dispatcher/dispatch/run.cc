@@ -124,9 +124,7 @@ absl::Status RunKernel(const BoundCall& bound, const KernelChoice& choice,
     DestroyError(error);
     return declined;
   }
-  return TakeError(error, absl::StrCat(bound.op->full_name(), ": kernel '",
-                                       choice.kernel->QualifiedName(), "' on ",
-                                       bound.device->label()));
+  return KernelFailure(*bound.op, *choice.kernel, *bound.device, error);
 }
 
 // Copies results of a view or decomposition into caller-provided outputs.
@@ -165,9 +163,10 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
   return CopyResults(dispatcher, *bound.op, results, provided);
 }
 
-// An output the core allocates for a kernel, laid out as the op asks.
-absl::StatusOr<Tensor> NewOutput(const OpDef& op, Device& device,
-                                 const sy_tensor_meta_t& meta) {
+}  // namespace
+
+absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
+                                       const sy_tensor_meta_t& meta) {
   if (op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4) {
     constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
     return Tensor::Empty(device, meta, kBlhe);
@@ -175,7 +174,12 @@ absl::StatusOr<Tensor> NewOutput(const OpDef& op, Device& device,
   return Tensor::Empty(device, meta);
 }
 
-}  // namespace
+absl::Status KernelFailure(const OpDef& op, const KernelEntry& kernel,
+                           const Device& device, sy_error_t* error) {
+  return TakeError(error, absl::StrCat(op.full_name(), ": kernel '",
+                                       kernel.QualifiedName(), "' on ",
+                                       device.label()));
+}
 
 trace::DeviceTime*& TracedDeviceTime() {
   thread_local trace::DeviceTime* slot = nullptr;
@@ -243,7 +247,7 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
       TensorList fresh;
       if (produced != nullptr) {
         for (const sy_tensor_meta_t& meta : bound.outputs) {
-          absl::StatusOr<Tensor> out = NewOutput(op, *bound.device, meta);
+          absl::StatusOr<Tensor> out = NewKernelOutput(op, *bound.device, meta);
           if (!out.ok()) return out.status();
           fresh.push_back(*std::move(out));
         }

@@ -30,6 +30,16 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
 // each call (thread-local, so nested calls keep their own).
 trace::DeviceTime*& TracedDeviceTime();
 
+// An output the core allocates for a kernel of `op`, laid out as the op
+// asks (Note [Attention output layout]).
+absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
+                                       const sy_tensor_meta_t& meta);
+
+// The status of a kernel's failure (not a decline), naming op, kernel and
+// device; takes `error`.
+absl::Status KernelFailure(const OpDef& op, const KernelEntry& kernel,
+                           const Device& device, sy_error_t* error);
+
 // Checks a caller-provided output against what the op produces.
 absl::Status CheckOutput(const BoundCall& bound, int index, const Tensor& out);
 

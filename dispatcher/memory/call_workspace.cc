@@ -2,8 +2,7 @@
 
 #include "dispatcher/memory/device.h"
 
-sy_call_context_t::~sy_call_context_t() {
-  magic = 0;
+void sy_call_context_t::ReturnBlocks() {
   for (const sy::core::MemoryBlock& block : blocks) {
     device->allocator().Free(block);
   }

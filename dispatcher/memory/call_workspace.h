@@ -26,13 +26,17 @@ struct sy_call_context_t {
   static constexpr uint32_t kMagic = 0x5357534bu;  // "SWSK"
 
   explicit sy_call_context_t(sy::core::Device& device) : device(&device) {}
-  ~sy_call_context_t();  // returns every block
+  ~sy_call_context_t() {  // returns every block
+    magic = 0;
+    if (!blocks.empty()) ReturnBlocks();
+  }
   sy_call_context_t(const sy_call_context_t&) = delete;
   sy_call_context_t& operator=(const sy_call_context_t&) = delete;
 
   // `size` bytes (size 0: NULL). Thread-safe: a kernel may ask from its
   // worker threads.
   absl::StatusOr<void*> Allocate(size_t size);
+  void ReturnBlocks();
 
   uint32_t magic = kMagic;
   sy::core::Device* device;

@@ -1,0 +1,314 @@
+#include "dispatcher/dispatch/call_plan.h"
+
+#include <cstring>
+#include <memory>
+#include <utility>
+
+#include "dispatcher/base/error.h"
+#include "dispatcher/dispatch/capture.h"
+#include "dispatcher/dispatch/kernel_call.h"
+#include "dispatcher/dispatch/run.h"
+#include "dispatcher/memory/call_workspace.h"
+
+namespace sy::core {
+namespace {
+
+constexpr int kEntries = 64;     // per thread, direct-mapped by op serial
+constexpr int kMaxWords = 72;    // a call's signature
+constexpr int kMaxInputs = 8;    // defined input tensors
+constexpr int kMaxOutputs = 3;
+constexpr int kMaxAttrs = 12;
+constexpr int kMaxOffsets = 10;  // tensor arguments + 1
+
+struct Plan {
+  uint64_t op_serial = 0;  // 0: empty
+  const OpDispatch* snapshot = nullptr;
+  const DispatchSlot* slot = nullptr;
+  const BucketTable* buckets = nullptr;  // null: the slot reads none
+  Device* device = nullptr;
+  KernelChoice choice;
+
+  int num_words = 0;
+  uint64_t words[kMaxWords];
+
+  int num_inputs = 0;
+  int32_t offsets[kMaxOffsets];
+  int num_attrs = 0;
+  sy_attr_t attrs[kMaxAttrs];
+  uint32_t caller_lists = 0;  // attrs whose int list is the caller's memory
+  int num_outputs = 0;
+  sy_tensor_meta_t outputs[kMaxOutputs];
+  uint32_t broadcast = 0;  // inputs viewed with `strides`
+  int64_t strides[kMaxInputs][SY_MAX_RANK];
+};
+
+// One thread's plans, allocated on its first call and freed when it ends.
+// `running` counts planned kernels running on the thread: a plan is not
+// replaced while its kernel runs (a kernel calling back into the
+// dispatcher would otherwise rewrite the attributes and strides it reads).
+struct ThreadPlans {
+  std::unique_ptr<Plan[]> table{new Plan[kEntries]};
+  int running = 0;
+  uint64_t planned = 0;  // calls run from a plan
+};
+
+ThreadPlans& Plans() {
+  thread_local ThreadPlans plans;
+  return plans;
+}
+
+// Where a signature is written; `size` counts past kMaxWords (too long to
+// keep) without writing there.
+struct Record {
+  uint64_t* words;
+  int size = 0;
+  void Add(uint64_t word) {
+    if (size < kMaxWords) words[size] = word;
+    ++size;
+  }
+  bool fits() const { return size <= kMaxWords; }
+};
+
+uint64_t Bits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// The signature of a call's arguments as given (Note [Call plans]). False
+// for a call no plan may hold.
+bool Sign(const CallArgs& args, Record& sink) {
+  sink.Add(args.inputs.size() | uint64_t{args.attrs.size()} << 16 |
+           uint64_t{args.list_sizes.size()} << 32);
+  for (int32_t size : args.list_sizes) sink.Add(static_cast<uint64_t>(size));
+  for (const Tensor* t : args.inputs) {
+    if (t == nullptr || !t->defined()) {
+      sink.Add(0);
+      continue;
+    }
+    const TensorImpl& impl = *t->impl();
+    const int ndim = impl.meta.ndim;
+    sink.Add(reinterpret_cast<uintptr_t>(&impl.storage->device()));
+    sink.Add(uint64_t{1} | uint64_t{impl.storage->symbolic()} << 1 |
+             uint64_t{static_cast<uint32_t>(impl.meta.dtype)} << 8 |
+             uint64_t{static_cast<uint32_t>(ndim)} << 32);
+    for (int d = 0; d < ndim; ++d) {
+      sink.Add(static_cast<uint64_t>(impl.meta.shape[d]));
+      sink.Add(static_cast<uint64_t>(impl.strides[d]));
+    }
+  }
+  for (const sy_attr_t& attr : args.attrs) {
+    sink.Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
+    switch (attr.kind) {
+      case kAttrDefault:
+      case SY_ATTR_NONE: break;
+      case SY_ATTR_INT: sink.Add(static_cast<uint64_t>(attr.value.i)); break;
+      case SY_ATTR_FLOAT: sink.Add(Bits(attr.value.f)); break;
+      case SY_ATTR_BOOL: sink.Add(attr.value.b != 0); break;
+      case SY_ATTR_DTYPE: sink.Add(static_cast<uint64_t>(attr.value.dtype)); break;
+      case SY_ATTR_INTS:
+        if (attr.value.ints.size < 0 || attr.value.ints.size > kMaxWords ||
+            (attr.value.ints.size > 0 && attr.value.ints.data == nullptr)) {
+          return false;
+        }
+        sink.Add(static_cast<uint64_t>(attr.value.ints.size));
+        for (int64_t i = 0; i < attr.value.ints.size; ++i) {
+          sink.Add(static_cast<uint64_t>(attr.value.ints.data[i]));
+        }
+        break;
+      default: return false;  // strings, communicators, unknown kinds
+    }
+  }
+  return true;
+}
+
+bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
+  if (t.ndim() != meta.ndim) return false;
+  for (int d = 0; d < meta.ndim; ++d) {
+    if (t.shape()[d] != meta.shape[d]) return false;
+  }
+  return true;
+}
+
+// Whether a caller's output passes every check RunResolved makes (its
+// error then comes from the whole path). A non-contiguous output takes the
+// whole path too, which checks it for self-overlap.
+bool OutputFits(const Plan& plan, const CallArgs& args, const Tensor* out,
+                int index) {
+  if (out == nullptr || !out->defined() || out->symbolic() ||
+      out->dtype() != plan.outputs[index].dtype ||
+      !SameShape(*out, plan.outputs[index]) || &out->device() != plan.device ||
+      !out->is_contiguous()) {
+    return false;
+  }
+  for (const Tensor* input : args.inputs) {
+    if (input != nullptr && input->defined() &&
+        &input->storage() == &out->storage()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
+  if (args.route.kind != RouteRequest::Kind::kDefault || CaptureActive()) {
+    return std::nullopt;
+  }
+  ThreadPlans& plans = Plans();
+  const Plan& plan = plans.table[op.serial() % kEntries];
+  if (plan.op_serial != op.serial() || op.dispatch() != plan.snapshot ||
+      (plan.buckets != nullptr && plan.slot->bucket_table() != plan.buckets)) {
+    return std::nullopt;
+  }
+  uint64_t words[kMaxWords];
+  Record signature{words};
+  if (!Sign(args, signature) || signature.size != plan.num_words ||
+      std::memcmp(words, plan.words, sizeof(uint64_t) * plan.num_words) != 0) {
+    return std::nullopt;
+  }
+
+  // Outputs: the caller's, checked, or new ones.
+  const Tensor* outputs[kMaxOutputs];
+  TensorList fresh;
+  if (args.produced == nullptr) {
+    if (args.outputs.size() != static_cast<size_t>(plan.num_outputs)) {
+      return std::nullopt;
+    }
+    for (int i = 0; i < plan.num_outputs; ++i) {
+      if (!OutputFits(plan, args, args.outputs[i], i)) return std::nullopt;
+      outputs[i] = args.outputs[i];
+    }
+  } else {
+    for (int i = 0; i < plan.num_outputs; ++i) {
+      absl::StatusOr<Tensor> out =
+          NewKernelOutput(op, *plan.device, plan.outputs[i]);
+      if (!out.ok()) return out.status();
+      fresh.push_back(*std::move(out));
+    }
+    for (int i = 0; i < plan.num_outputs; ++i) outputs[i] = &fresh[i];
+  }
+
+  // The kernel call, as KernelCallFrame builds it.
+  sy_tensor_view_t input_views[kMaxInputs];
+  int n = 0;
+  for (const Tensor* t : args.inputs) {
+    if (t == nullptr || !t->defined()) continue;
+    input_views[n] = t->view();
+    if ((plan.broadcast >> n) & 1u) {
+      input_views[n].ndim = plan.outputs[0].ndim;
+      input_views[n].shape = plan.outputs[0].shape;
+      input_views[n].strides = plan.strides[n];
+    }
+    ++n;
+  }
+  sy_tensor_view_t output_views[kMaxOutputs];
+  for (int i = 0; i < plan.num_outputs; ++i) output_views[i] = outputs[i]->view();
+  sy_attr_t caller_attrs[kMaxAttrs];
+  const sy_attr_t* attrs = plan.attrs;
+  if (plan.caller_lists != 0) {
+    std::copy(plan.attrs, plan.attrs + plan.num_attrs, caller_attrs);
+    for (int j = 0; j < plan.num_attrs; ++j) {
+      if ((plan.caller_lists >> j) & 1u) caller_attrs[j].value.ints = args.attrs[j].value.ints;
+    }
+    attrs = caller_attrs;
+  }
+  KernelCallParts parts;
+  parts.op = &op;
+  parts.device = plan.device;
+  parts.choice = &plan.choice;
+  parts.input_offsets = plan.offsets;
+  parts.attrs = attrs;
+  parts.num_attrs = plan.num_attrs;
+  sy_kernel_call_t call;
+  FillKernelCall(parts, input_views, n, output_views, plan.num_outputs, call);
+  sy_call_context_t workspace(*plan.device);
+  call.host_call = &workspace;
+
+  ++plans.running;
+  sy_error_t* error = plan.choice.kernel->fn(&call);
+  --plans.running;
+  if (error == nullptr) {
+    ++plans.planned;
+    if (args.produced != nullptr) {
+      for (Tensor& t : fresh) args.produced->push_back(std::move(t));
+    }
+    return absl::OkStatus();
+  }
+  if (error->code == SY_STATUS_KERNEL_DECLINED) {
+    DestroyError(error);  // the whole path runs it and handles the decline
+    return std::nullopt;
+  }
+  return KernelFailure(op, *plan.choice.kernel, *plan.device, error);
+}
+
+uint64_t PlannedCallsOnThisThread() { return Plans().planned; }
+
+void RememberPlan(const CallArgs& args, const BoundCall& bound,
+                  const Resolution& resolution) {
+  const OpDef& op = *bound.op;
+  ThreadPlans& plans = Plans();
+  if (plans.running > 0 || resolution.route != Route::kKernel ||
+      resolution.requested || resolution.slot == nullptr ||
+      args.route.kind != RouteRequest::Kind::kDefault || CaptureActive() ||
+      op.kind() == OpKind::kCollective ||
+      bound.tensors.size() > static_cast<size_t>(kMaxInputs) ||
+      bound.outputs.size() > static_cast<size_t>(kMaxOutputs) ||
+      bound.attrs.size() > static_cast<size_t>(kMaxAttrs) ||
+      bound.offsets.size() > static_cast<size_t>(kMaxOffsets)) {
+    return;
+  }
+  // Made from the snapshot now published, or not at all.
+  const OpDispatch* snapshot = op.dispatch();
+  if (snapshot == nullptr || snapshot->Find(bound.key()) != resolution.slot) {
+    return;
+  }
+  const DispatchSlot& slot = *resolution.slot;
+  const BucketTable* buckets = nullptr;
+  if (slot.needs_bucket) {
+    // Only a choice the bucket table holds is the same on the next call; a
+    // bucket a full table does not keep is queried again each time.
+    buckets = slot.bucket_table();
+    const BucketChoice* entry =
+        buckets == nullptr
+            ? nullptr
+            : buckets->Find(BucketSignatureOf(bound.metas.data(), bound.tensors.data(),
+                                              bound.tensors.size()));
+    if (entry == nullptr || entry->choice != resolution.choice_index ||
+        entry->tuned != resolution.tuned_bucket) {
+      return;
+    }
+  }
+  Plan& plan = plans.table[op.serial() % kEntries];
+  plan.op_serial = 0;  // empty until complete
+  Record signature{plan.words};
+  if (!Sign(args, signature) || !signature.fits()) return;
+  plan.num_words = signature.size;
+  plan.snapshot = snapshot;
+  plan.slot = &slot;
+  plan.buckets = buckets;
+  plan.device = bound.device;
+  plan.choice = resolution.kernel;
+  plan.num_inputs = static_cast<int>(bound.tensors.size());
+  std::copy(bound.offsets.begin(), bound.offsets.end(), plan.offsets);
+  plan.num_attrs = static_cast<int>(bound.attrs.size());
+  std::copy(bound.attrs.begin(), bound.attrs.end(), plan.attrs);
+  plan.caller_lists = 0;
+  for (size_t j = 0; j < args.attrs.size(); ++j) {
+    if (args.attrs[j].kind == SY_ATTR_INTS) plan.caller_lists |= 1u << j;
+  }
+  plan.num_outputs = static_cast<int>(bound.outputs.size());
+  std::copy(bound.outputs.begin(), bound.outputs.end(), plan.outputs);
+  plan.broadcast = 0;
+  if (op.kind() == OpKind::kElementwise) {
+    for (int i = 0; i < plan.num_inputs; ++i) {
+      if (BroadcastInput(*bound.tensors[i], plan.outputs[0], plan.strides[i])) {
+        plan.broadcast |= 1u << i;
+      }
+    }
+  }
+  plan.op_serial = op.serial();
+}
+
+}  // namespace sy::core
