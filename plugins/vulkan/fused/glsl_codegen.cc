@@ -58,9 +58,11 @@ const char* GlslFunction(int32_t op, bool w) {
 
 constexpr fz::Dialect kGlsl = {"0.0", "1.0", "0.0LF", "1.0LF", GlslFunction};
 
-// Helpers after common.glsl (and math.glsl under SY_MATH). Transcendentals
-// go through double like the plugin's unary kernels (unary.comp); f32
-// arguments widen with f32_to_f64 so subnormals survive.
+// Helpers after common.glsl (and math.glsl, math_f32.glsl under SY_MATH).
+// Transcendentals go the way the plugin's unary kernels take them
+// (unary.comp): exp log tanh erf sigmoid silu gelu in f32 on f32 values
+// (math_f32.glsl), in double on double values; sqrt sin cos pow in double,
+// f32 arguments widened with f32_to_f64 so subnormals survive.
 constexpr const char* kHelpers = R"(
 float sy_maxf(float a, float b) { return a != a ? a : (b != b ? b : max(a, b)); }
 float sy_minf(float a, float b) { return a != a ? a : (b != b ? b : min(a, b)); }
@@ -82,17 +84,20 @@ double sy_mind(double a, double b) { return a != a ? a : (b != b ? b : min(a, b)
 #define SY_MATH1(name, expr) \
   double name(double x) { return expr; } \
   float name(float f) { double x = f32_to_f64(f); return float(expr); }
-SY_MATH1(sy_exp, exp_d(x))
-SY_MATH1(sy_log, log_d(x))
+#define SY_MATH1F(name, dexpr, fexpr) \
+  double name(double x) { return dexpr; } \
+  float name(float x) { return fexpr; }
+SY_MATH1F(sy_exp, exp_d(x), exp_f(x))
+SY_MATH1F(sy_log, log_d(x), log_f(x))
 SY_MATH1(sy_sqrt, sqrt(x))
 SY_MATH1(sy_sin, sincos_d(x, false))
 SY_MATH1(sy_cos, sincos_d(x, true))
-SY_MATH1(sy_tanh, tanh_d(x))
-SY_MATH1(sy_erf, erf_d(x))
-SY_MATH1(sy_sigmoid, sigmoid_d(x))
-SY_MATH1(sy_silu, x * sigmoid_d(x))
-SY_MATH1(sy_gelu, gelu_d(x))
-SY_MATH1(sy_gelu_tanh, gelu_tanh_d(x))
+SY_MATH1F(sy_tanh, tanh_d(x), tanh_f(x))
+SY_MATH1F(sy_erf, erf_d(x), erf_f(x))
+SY_MATH1F(sy_sigmoid, sigmoid_d(x), sigmoid_f(x))
+SY_MATH1F(sy_silu, x * sigmoid_d(x), x * sigmoid_f(x))
+SY_MATH1F(sy_gelu, gelu_d(x), gelu_f(x))
+SY_MATH1F(sy_gelu_tanh, gelu_tanh_d(x), gelu_tanh_f(x))
 double sy_pow(double x, double y) { return pow_d(x, y); }
 float sy_pow(float x, float y) { return float(pow_d(f32_to_f64(x), f32_to_f64(y))); }
 #endif
@@ -170,6 +175,7 @@ class Generator {
     if (math_) w.Line("#define SY_MATH 1");
     w.Line("#include \"common.glsl\"");
     if (math_) w.Line("#include \"math.glsl\"");
+    if (math_) w.Line("#include \"math_f32.glsl\"");
     std::string text = w.str() + kHelpers;
     out->num_operands = static_cast<int>(ops_.size());
     out->rows = k_.reduce_ndim > 0;

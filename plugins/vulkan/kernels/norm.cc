@@ -1,6 +1,7 @@
 // softmax, log_softmax, layer_norm and rms_norm (shaders/norm.comp) over
 // rows (rows.h): the normalized dims are a row. x, weight and bias share
-// x's dtype (f32 or f16); exp/log in double, so they need shaderFloat64.
+// x's dtype (f32 or f16); exp/log in f32 (shaders/math_f32.glsl), so they
+// run on every device, shaderFloat64 or not.
 #include "kernels/rows.h"
 
 namespace sy::vulkan {
@@ -105,7 +106,6 @@ sy_error_t* Norm(const sy_kernel_call_t* call) {
 }  // namespace
 
 void AddNormKernels(const Caps& caps, KernelList& list) {
-  if (!caps.float64) return;
   static constexpr sy_dtype_t kOne[][1] = {{SY_DTYPE_F32}, {SY_DTYPE_F16}};
   static constexpr sy_dtype_t kTwo[][2] = {{SY_DTYPE_F32, SY_DTYPE_F32},
                                            {SY_DTYPE_F16, SY_DTYPE_F16}};

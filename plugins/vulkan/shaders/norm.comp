@@ -1,11 +1,12 @@
 // Normalizations over rows (rows.glsl): softmax (OP 0), log_softmax (1),
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
-// in double (math.glsl); sums in float through a tree.
+// in f32 (math_f32.glsl), sums in float through a tree: nothing here needs
+// shaderFloat64.
 #version 450
 #include "common.glsl"
 #include "select.glsl"
-#include "math.glsl"
+#include "math_f32.glsl"
 #include "rows.glsl"
 
 layout(constant_id = 0) const int OP = 0;
@@ -60,22 +61,21 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
       if (tid + j * 256u < n) m = (v != v || m != m) ? v + m : max(m, v);
     }
     m = block_reduce(m, true);
-    double md = f32_to_f64(m);
     float s = 0.0;
     for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (tid + j * 256u < n) {
-        float e = float(exp_d(f32_to_f64(c[j]) - md));
+        float e = exp_f(c[j] - m);
         s += e;
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
       }
     }
     s = block_reduce(s, false);
-    double ls = log_d(double(s));
+    float inv_s = 1.0 / s;
+    float ls = log_f(s);
     for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       uint r = tid + j * 256u;
       if (r < n) {
-        float y = OP == 0 ? float(double(c[j]) / double(s))
-                          : float(f32_to_f64(c[j]) - md - ls);
+        float y = OP == 0 ? c[j] * inv_s : (c[j] - m) - ls;
         STO(pc.out_addr, ob + r * so, CO(y));
       }
     }
@@ -99,7 +99,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     }
   }
   float var = block_reduce(q, false) / float(n);
-  float inv = float(1.0LF / sqrt(double(var) + double(pc.eps)));
+  float inv = 1.0 / sqrt(var + pc.eps);
   for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
     uint r = tid + j * 256u;
     if (r < n) {
@@ -128,22 +128,30 @@ void main() {
     return;
   }
   if (OP <= 1) {
-    float m = -1.0 / 0.0;
+    // Longer or multi-dim rows: the statistics in one read (online
+    // softmax: each invocation keeps its running max mt and the sum st of
+    // exp(x − mt), rescaling st when the max grows), then one read to
+    // write. Special values end as in the cached path: a NaN, a +inf or
+    // an all −inf row makes s NaN (or 0 with m = −inf), so every output
+    // is NaN.
+    float mt = -kF32Inf, st = 0.0, mnan = -kF32Inf;
     for (uint r = tid; r < n; r += 256u) {
       float v = load_x(l, xb, r);
-      m = (v != v || m != m) ? v + m : max(m, v);
+      if (v > mt) {
+        st = fma(st, exp_f(mt - v), 1.0);
+        mt = v;
+      } else if (v != -kF32Inf) {
+        st += exp_f(v - mt);  // NaN v makes st NaN
+      }
+      mnan = (v != v || mnan != mnan) ? v + mnan : max(mnan, v);
     }
-    m = block_reduce(m, true);
-    float s = 0.0;
-    double md = f32_to_f64(m);
+    float m = block_reduce(mnan, true);
+    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false);
+    float inv_s = 1.0 / s;
+    float ls = log_f(s);
     for (uint r = tid; r < n; r += 256u) {
-      s += float(exp_d(f32_to_f64(load_x(l, xb, r)) - md));
-    }
-    s = block_reduce(s, false);
-    double ls = log_d(double(s));
-    for (uint r = tid; r < n; r += 256u) {
-      double v = f32_to_f64(load_x(l, xb, r)) - md;
-      float y = OP == 0 ? float(exp_d(v) / double(s)) : float(v - ls);
+      float v = load_x(l, xb, r) - m;
+      float y = OP == 0 ? exp_f(v) * inv_s : v - ls;
       STO(pc.out_addr, ob + row_offset(l, r, 0), CO(y));
     }
     return;
@@ -160,7 +168,7 @@ void main() {
     q += d * d;
   }
   float var = block_reduce(q, false) / float(n);
-  float inv = float(1.0LF / sqrt(double(var) + double(pc.eps)));
+  float inv = 1.0 / sqrt(var + pc.eps);
   for (uint r = tid; r < n; r += 256u) {
     float y = (load_x(l, xb, r) - mean) * inv;
 #if defined(DT1) && DT1 != 0
