@@ -9,7 +9,7 @@
 # but no loader):
 #   tools/bench/vulkan/device_run.sh prepare
 # There (carry .gl, build/release and .devcarry):
-#   tools/bench/vulkan/device_run.sh tests harness conformance fusion bench
+#   tools/bench/vulkan/device_run.sh tests math harness conformance fusion bench
 #
 # Needs build/release/bin/{vulkan_plugin_test,vulkan_absent_test,
 # vulkan_spirv_denorm_test,vulkan_op_harness_test,switchyard-conformance,
@@ -75,6 +75,13 @@ for step in "$@"; do
       run env VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
         SY_TEST_EXPECT="check VK_DRIVER_FILES" \
         $BIN/vulkan_absent_test 2>&1 | tee -a "$OUT/vulkan_absent.log" | tail -5 ;;
+    math)
+      # The f32 transcendentals (docs/vulkan.md, Note [f32 math]) on the
+      # GPU's driver: the dense sweep against float64 with each op's worst
+      # ulp, libm's random ranges, and softmax/norm rows on both sides of
+      # the register cache (the online-softmax path beyond it).
+      run $BIN/vulkan_plugin_test --gtest_filter='Sweep/*:Transcendentals/*:VulkanNormRows.*' \
+        2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40 ;;
     fusion)
       # The fused kernels (plugins/vulkan/fused) on the GPU's Vulkan driver:
       # every fusion_test graph fused vs unfused on vulkan:0, the cache,
