@@ -17,7 +17,8 @@
 // log, erf, tanh about 1 ulp, sigmoid 2, gelu 4 (inside its atol).
 //
 // Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor and bit operations are used;
-// no step relies on fma being fused (Vulkan does not promise it).
+// no step relies on fma being fused (Vulkan does not promise it), and the
+// error-free steps are plain `precise` arithmetic.
 // Divisions see a denominator above 2^126 (where a driver that divides
 // as x · (1/y) under flush-to-zero gets 0) only where the result is
 // below 1e-37 anyway. `precise` keeps
@@ -143,10 +144,10 @@ float sigmoid_f(float x) {
 // erfc(z) = e^{−z²}·h(t)/(1 + 2z) with t = (z − 2)/(z + 2): h is smooth on
 // t in [−1, 0.67] (z in [0, 10.1]) and fitted by a degree-11 polynomial
 // (abs. error 1.4e-9; the form after N. Juffa's erfcf). e^{−z²} is taken
-// as e^{−s}·(1 − slo) with s + slo = z² split by fma (exact on devices
-// whose fma is fused; without it erfc keeps ~z²·6e-8 relative error,
-// still inside the op set's tolerance where it matters). Above 10.06
-// erfc is below the smallest subnormal.
+// as e^{−s}·(1 − lo), s + lo = z² exactly enough: split by bits, not fma,
+// since Vulkan does not promise a fused fma and Mesa's compiler folds
+// fma(z, z, −z·z) to 0 (lavapipe lost z²·6e-8 relative that way). Above
+// 10.06 erfc is below the smallest subnormal.
 float erfc_pos_f(float z, float zlo) {
   if (z > 10.06) return 0.0;
   float t = (z - 2.0) / (z + 2.0);
@@ -162,11 +163,17 @@ float erfc_pos_f(float z, float zlo) {
   h = fma(h, t, -1.6603049635887146e-01);
   h = fma(h, t, -9.2763818800449371e-02);
   h = fma(h, t, 1.2769783735275269);
-  precise float s = z * z;
-  precise float slo = fma(z, z, -s) + (2.0 * z) * zlo;
+  // z² + 2z·zlo as s + lo (Dekker): zh, z's top 12 bits, squares exactly,
+  // and so do the cross terms; then s + lo renormalized (Fast2Sum).
+  precise float zh = uintBitsToFloat(floatBitsToUint(z) & 0xfffff000u);
+  precise float zl = z - zh;
+  precise float s0 = zh * zh;
+  precise float r = (2.0 * zh) * zl + zl * zl + (2.0 * z) * zlo;
+  precise float s = s0 + r;
+  precise float lo = (s0 - s) + r;
   float ex = exp_f(-s);
-  ex = fma(ex, -slo, ex);
-  return (ex * h) / fma(2.0, z, 1.0);
+  ex = ex - ex * lo;
+  return (ex * h) / (2.0 * z + 1.0);
 }
 
 // erf(x): below 1 an odd polynomial, x + x·P(x²) (P of degree 6 fitted to
@@ -196,8 +203,15 @@ float gelu_f(float x) {
   if (is_nan_f(x)) return x;
   const float kHi = 0.707106769084930419922;   // 1/√2 rounded to f32
   const float kLo = 1.21016175293586e-08;      // 1/√2 − kHi
-  precise float z = -x * kHi;
-  precise float zlo = fma(-x, kHi, -z) + (-x) * kLo;
+  const float kHiH = 0.70703125;               // kHi's top 12 bits
+  const float kHiL = 7.551908493041992e-05;    // kHi − kHiH, exact
+  // The rounding error of −x·kHi by Dekker's product (12-bit halves), not
+  // fma(−x, kHi, −z), which Mesa's compiler folds to 0.
+  precise float nx = -x;
+  precise float xh = uintBitsToFloat(floatBitsToUint(nx) & 0xfffff000u);
+  precise float xl = nx - xh;
+  precise float z = nx * kHi;
+  precise float zlo = ((((xh * kHiH - z) + xh * kHiL) + xl * kHiH) + xl * kHiL) + nx * kLo;
   float e = z >= 0.0 ? erfc_pos_f(z, zlo) : 2.0 - erfc_pos_f(-z, -zlo);
   return (0.5 * x) * e;
 }
