@@ -9,6 +9,12 @@ namespace {
 
 using ::sy::plugin::StrCat;
 
+// The norm shader variant for the stream's device: subgroup reductions
+// where it has them (Caps::subgroup_reduce), else the shared-memory tree.
+std::string NormShader(const Stream& stream, sy_dtype_t dtype) {
+  return StrCat(stream.ctx().caps.subgroup_reduce ? "norm_sg_" : "norm_", ShaderDtype(dtype));
+}
+
 template <bool kLog>
 sy_error_t* Softmax(const sy_kernel_call_t* call) {
   const std::string_view op = kLog ? "log_softmax" : "softmax";
@@ -33,7 +39,7 @@ sy_error_t* Softmax(const sy_kernel_call_t* call) {
     push.out = Address(out);
     push.in[0] = Address(x);
     const uint32_t spec[] = {kLog ? 1u : 0u, 0u, 0u};
-    return RunRows(*stream, op, StrCat("norm_", ShaderDtype(x.dtype)), spec, push,
+    return RunRows(*stream, op, NormShader(*stream, x.dtype), spec, push,
                    layout);
   });
 }
@@ -98,7 +104,7 @@ sy_error_t* Norm(const sy_kernel_call_t* call) {
     push.eps = static_cast<float>(eps);
     const uint32_t spec[] = {kRms ? 3u : 2u, weight != nullptr ? 1u : 0u,
                              bias != nullptr ? 1u : 0u};
-    return RunRows(*stream, op, StrCat("norm_", ShaderDtype(x.dtype)), spec, push,
+    return RunRows(*stream, op, NormShader(*stream, x.dtype), spec, push,
                    layout);
   });
 }

@@ -1,9 +1,14 @@
 // Normalizations over rows (rows.glsl): softmax (OP 0), log_softmax (1),
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
-// in f32 (math_f32.glsl), sums in float through a tree: nothing here needs
-// shaderFloat64.
+// in f32 (math_f32.glsl), sums in float through subgroup operations
+// (SY_SUBGROUP, where the device has them) or a shared-memory tree: nothing
+// here needs shaderFloat64.
 #version 450
+#if SY_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #include "common.glsl"
 #include "select.glsl"
 #include "math_f32.glsl"
@@ -13,6 +18,32 @@ layout(constant_id = 0) const int OP = 0;
 layout(constant_id = 1) const bool HAS_W = false;
 layout(constant_id = 2) const bool HAS_B = false;
 
+#if SY_SUBGROUP
+// One value per subgroup (at least 4 wide, so at most 64 of them).
+shared float s_red[64];
+
+// Subgroup add/max, then every invocation combines the subgroups' results
+// in the same order: 2 barriers where the tree below takes 10. max keeps
+// NaN (subgroupMax need not), through an OR of NaN flags.
+float block_reduce(float v, bool take_max) {
+  float r;
+  if (take_max) {
+    bool any_nan = subgroupOr(is_nan_f(v) ? 1u : 0u) != 0u;
+    r = any_nan ? uintBitsToFloat(0x7fc00000u) : subgroupMax(v);
+  } else {
+    r = subgroupAdd(v);
+  }
+  barrier();  // the previous reduction's reads of s_red are done
+  if (subgroupElect()) s_red[gl_SubgroupID] = r;
+  barrier();
+  float t = s_red[0];
+  for (uint i = 1u; i < gl_NumSubgroups; ++i) {
+    float b = s_red[i];
+    t = take_max ? ((is_nan_f(t) || is_nan_f(b)) ? t + b : max(t, b)) : t + b;
+  }
+  return t;
+}
+#else
 shared float s_red[256];
 
 // Tree reduction of one value per invocation; max when `take_max`.
@@ -30,6 +61,7 @@ float block_reduce(float v, bool take_max) {
   }
   return s_red[0];
 }
+#endif
 
 float load_x(RowLayout l, uint base, uint r) {
   return float(LD0(pc.in_addr[0], base + row_offset(l, r, 1)));

@@ -103,6 +103,10 @@ for step in "$@"; do
       # vulkan:0 and on cuda:0 (the same binary, SY_BENCH_DEVICE), and
       # bench_cuda's own table.
       run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
+      # The norm rows with the shared-memory tree instead of subgroup
+      # reductions (docs/vulkan.md, "Memory-bound kernels"), to compare.
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/bench_vulkan \
+        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_tree_reduce.txt"
       if [ -x $BIN/bench_cuda ]; then
         run env SY_BENCH_DEVICE=cuda:0 $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan_rows_on_cuda.txt"
         run $BIN/bench_cuda 2>&1 | tee "$OUT/bench_cuda.txt"
