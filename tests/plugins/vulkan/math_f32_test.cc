@@ -139,8 +139,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Polynomial below 1, 1 − erfc up to 3.92, then ±1.
         Case{"erf", nullptr, [](double v) { return std::erf(v); }, -40, 3,
              {1.0f, -1.0f, 3.92f, -3.92f}},
-        // erfc(−x/√2): its argument's split at 0, erfc's end at 10.06.
-        Case{"gelu", "none", Gelu, -30, 7, {-14.2271f, 14.2271f, 0.0f}},
+        // erfc(−x/√2): 1 − erf below |x| = √2, erfc's end at 10.06.
+        Case{"gelu", "none", Gelu, -30, 7,
+             {-14.2271f, 14.2271f, 1.41421354f, -1.41421354f, 0.0f}},
         Case{"gelu", "tanh", GeluTanh, -30, 7, {-10.0f, 10.0f}}),
     [](const ::testing::TestParamInfo<Case>& info) {
       std::string name = info.param.op;
