@@ -81,7 +81,10 @@ for step in "$@"; do
       # ulp, libm's random ranges, and softmax/norm rows on both sides of
       # the register cache (the online-softmax path beyond it).
       run $BIN/vulkan_plugin_test --gtest_filter='Sweep/*:Transcendentals/*:VulkanNormRows.*' \
-        2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40 ;;
+        2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40
+      # The norm rows again with the shared-memory tree (no subgroup ops).
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/vulkan_plugin_test \
+        --gtest_filter='VulkanNormRows.*' 2>&1 | tee -a "$OUT/vulkan_math.log" | tail -3 ;;
     fusion)
       # The fused kernels (plugins/vulkan/fused) on the GPU's Vulkan driver:
       # every fusion_test graph fused vs unfused on vulkan:0, the cache,
