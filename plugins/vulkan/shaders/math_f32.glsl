@@ -7,22 +7,24 @@
 //
 // Why not GLSL's exp/tanh: Vulkan allows exp 3 + 2|x| ulp, and GPUs use
 // that freedom; the op set asks rtol 1e-6 + atol 1e-6 (about 8 ulp). Here:
-// range reduction with a split constant (k·hi exact, so it is exact with
-// or without a fused fma), polynomials fitted (Chebyshev, mpmath.chebyfit,
-// coefficients rounded to f32) for each function's smooth remainder, and
-// 2^k built from exponent bits in two steps, so overflow gives inf and
-// underflow a correctly rounded subnormal (or 0 on a device that flushes
+// range reduction with a split constant (k·hi exact), polynomials fitted
+// (Chebyshev, mpmath.chebyfit, coefficients rounded to f32) for each
+// function's smooth remainder — mpmath.chebyfit(g, [a, b], degree + 1)
+// at 40 digits, g and [a, b] named at each function — and 2^k built from
+// exponent bits in two steps, so overflow gives inf and underflow a correctly rounded subnormal (or 0 on a device that flushes
 // them, which the conformance kit accepts for a device that says so).
 // Measured worst errors over dense sweeps (math_f32_test, lavapipe): exp,
-// log, erf, tanh about 1 ulp, sigmoid 2, gelu 4 (inside its atol).
+// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0, gelu 3.9; gelu
+// tanh more where its result is tiny (inside the atol; docs/vulkan.md).
 //
-// Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor and bit operations are used;
-// no step relies on fma being fused (Vulkan does not promise it), and the
-// error-free steps are plain `precise` arithmetic.
-// Divisions see a denominator above 2^126 (where a driver that divides
-// as x · (1/y) under flush-to-zero gets 0) only where the result is
-// below 1e-37 anyway. `precise` keeps
-// the compiler from re-associating the error-compensation steps.
+// Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor and bit operations are used.
+// No step relies on fma being fused (Vulkan does not promise it), and the
+// error-free steps (Cody–Waite, Dekker's splits) are plain arithmetic
+// under `precise`, which keeps the compiler from re-associating them:
+// `precise` does not reach fma calls, and Mesa's compiler folds
+// fma(a, b, fma(a, c, d)) and fma(z, z, −z·z). Divisions see a denominator
+// above 2^126 (where a driver that divides as x · (1/y) under
+// flush-to-zero gets 0) only where the result is below 1e-37 anyway.
 #ifndef SY_MATH_F32_GLSL
 #define SY_MATH_F32_GLSL
 
@@ -44,7 +46,8 @@ float copysign_f(float x, float s) {
 float pow2_f(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
 
 // exp(x). k = round(x / ln 2), t = x − k·ln 2 in [−0.35, 0.35],
-// exp(t) − 1 = t + t²·P(t), P of degree 4 fitted to (eᵗ − 1 − t)/t²
+// exp(t) − 1 = t + t²·P(t), P of degree 4 fitted to (eᵗ − 1 − t)/t² on
+// [−ln2/2, ln2/2]
 // (abs. error 6.5e-8 on P, so ≤ 8e-9 relative on exp(t)), then 2^k
 // applied as 2^(k/2)·2^(k − k/2): both factors normal, one rounding at the
 // end, so results down to the smallest subnormal round correctly and
@@ -74,7 +77,8 @@ float exp_f(float x) {
 // log(x). x = 2^e·m with m in [√½, √2) taken from the bits (subnormals
 // normalized in integers, so a device that flushes f32 subnormals in
 // arithmetic still gets log(1.4e-45) = −103.28), f = m − 1 (exact),
-// log(1 + f) = f + f²·Q(f), Q of degree 8 fitted to (log1p(f) − f)/f².
+// log(1 + f) = f + f²·Q(f), Q of degree 8 fitted to (log1p(f) − f)/f² on
+// [√½ − 1, √2 − 1].
 float log_f(float x) {
   uint u = floatBitsToUint(x);
   if (is_nan_f(x) || ((u & 0x80000000u) != 0u && (u & 0x7fffffffu) != 0u)) {
@@ -110,7 +114,8 @@ float log_f(float x) {
 }
 
 // tanh(x): below 0.625 an odd polynomial, x + x³·P(x²) (P of degree 4
-// fitted to (tanh x − x)/x³), accurate down to the smallest subnormal; up
+// fitted to (tanh x − x)/x³ as a function of s = x² on [0, 0.625²]),
+// accurate down to the smallest subnormal; up
 // to 9.01 it is 1 − 2/(e^{2|x|} + 1), whose parts do not cancel there
 // (the result is above 0.55); beyond, ±1 (within half an ulp).
 float tanh_f(float x) {
@@ -142,8 +147,9 @@ float sigmoid_f(float x) {
 // erfc(z) for z >= 0, where z + zlo is the argument (zlo: the rounding
 // error of a z computed from x, so gelu loses nothing to it).
 // erfc(z) = e^{−z²}·h(t)/(1 + 2z) with t = (z − 2)/(z + 2): h is smooth on
-// t in [−1, 0.67] (z in [0, 10.1]) and fitted by a degree-11 polynomial
-// (abs. error 1.4e-9; the form after N. Juffa's erfcf). e^{−z²} is taken
+// t in [−1, 8.1/12.1] (z in [0, 10.1]), where h = (1 + 2z)·e^{z²}·erfc(z)
+// is fitted by a degree-11 polynomial (abs. error 1.4e-9; the form after
+// N. Juffa's erfcf). e^{−z²} is taken
 // as e^{−s}·(1 − lo), s + lo = z² exactly enough: split by bits, not fma,
 // since Vulkan does not promise a fused fma and Mesa's compiler folds
 // fma(z, z, −z·z) to 0 (lavapipe lost z²·6e-8 relative that way). Above
@@ -182,7 +188,7 @@ float erfc_pos_f(float z, float zlo) {
 }
 
 // erf(x) for |x| < 1: an odd polynomial, x + x·P(x²), P of degree 6
-// fitted to erf(x)/x − 1.
+// fitted to erf(x)/x − 1 as a function of s = x² on [0, 1].
 float erf_small_f(float x) {
   float s = x * x;
   float p = 7.8758748713880777e-05;
