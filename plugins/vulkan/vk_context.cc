@@ -56,6 +56,23 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
 // uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
 // SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
 // tiled kernel).
+// Whether the row kernels may reduce with subgroup arithmetic: compute
+// stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup.
+// SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 keeps the shared-memory tree (to
+// compare the two).
+bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
+#if defined(__GLIBC__)
+  const char* env = secure_getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
+#else
+  const char* env = std::getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
+#endif
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  constexpr VkSubgroupFeatureFlags kNeed =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  return (p.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (p.subgroupSupportedOperations & kNeed) == kNeed && p.subgroupSize >= 4;
+}
+
 bool HasCoopmatShape(VkPhysicalDevice physical) {
 #if defined(__GLIBC__)
   const char* env = secure_getenv("SWITCHYARD_VULKAN_COOPMAT");
@@ -201,6 +218,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   ctx->caps.timestamp_period_ns =
       ctx->caps.timestamp_bits > 0 ? pr.limits.timestampPeriod : 0.0;
   ctx->caps.subgroup_size = std::max(1u, props11.subgroupSize);
+  ctx->caps.subgroup_reduce = HasSubgroupReduce(props11);
   ctx->caps.max_shared_memory = pr.limits.maxComputeSharedMemorySize;
   ctx->caps.max_group_count_x = pr.limits.maxComputeWorkGroupCount[0];
   ctx->caps.max_group_count_y = pr.limits.maxComputeWorkGroupCount[1];

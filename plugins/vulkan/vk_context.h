@@ -53,6 +53,10 @@ struct Caps {
   bool float64 = false;    // shaderFloat64: accurate transcendentals
   bool nv_cooperative_matrix = false;  // VK_NV_cooperative_matrix, f16
   uint32_t subgroup_size = 1;
+  // Subgroup add/max/or in compute shaders, subgroups of at least 4: the
+  // row kernels reduce with them (norm_sg_*, shaders/norm.comp).
+  // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 turns it off.
+  bool subgroup_reduce = false;
   uint32_t max_shared_memory = 16384;
   uint32_t max_group_count_x = 65535;
   uint32_t max_group_count_y = 65535;

@@ -76,7 +76,7 @@ TEST(GlslCodegen, WhatADeviceLacksDeclinesWithTheReason) {
   no_16.storage16 = false;
   no_8.storage8 = false;
   no_i64.int64 = false;
-  // softmax needs exp (math.glsl in double); rms_norm only rsqrt, also math.
+  // rms_norm needs rsqrt (math.glsl, in double); softmax only exp and log.
   Ir plain;  // x * 2 in f32: no capability at all
   plain.ndim = 1;
   plain.shape = {10};
@@ -87,13 +87,16 @@ TEST(GlslCodegen, WhatADeviceLacksDeclinesWithTheReason) {
   plain.Add(SY_FUSED_STORE, SY_DTYPE_F32, plain.Add(SY_FUSED_MUL, SY_DTYPE_F32, x, two));
   GlslTarget none;
   EXPECT_EQ(Build(plain, none), "");
+  // exp and log on f32 values are math_f32.glsl's: no shaderFloat64.
+  EXPECT_EQ(Build(Softmax(SY_DTYPE_F32, 2, 8), no_f64), "");
   Ir huge = plain;
   huge.shape = {int64_t{1} << 32};
   Ir wide_stride = plain;
   wide_stride.in[0].strides[0] = int64_t{1} << 23;
   wide_stride.shape = {1024};
   const Case cases[] = {
-      {Softmax(SY_DTYPE_F32, 2, 8), no_f64, "exp, log, sin, … and pow need shaderFloat64"},
+      {EveryOpRank0(SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_F32), no_f64,
+       "sqrt, rsqrt, sin, cos, pow and math on i32/i64 values need shaderFloat64"},
       {EveryOpRank0(SY_DTYPE_I32, SY_DTYPE_I32, SY_DTYPE_F32), no_f64, "shaderFloat64"},
       {Chain(SY_DTYPE_F16, 2, 8, {8, 1}), no_16, "f16 and bf16 need 16-bit storage"},
       {Chain(SY_DTYPE_F32, 2, 8, {8, 1}), no_8, "bool, i8 and u8 need 8-bit storage"},

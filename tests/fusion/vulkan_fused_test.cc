@@ -106,7 +106,7 @@ TEST_F(VulkanFusion, HooksHangOnTheVulkanDeviceTable) {
   EXPECT_EQ(vk->plugin_name, "vulkan");
   EXPECT_TRUE(vk->row_reductions);
   EXPECT_EQ(vk->compiler.rfind("shaderc (SPIR-V ", 0), 0u) << vk->compiler;
-  EXPECT_NE(vk->compiler.find(" glsl codegen 1"), std::string::npos) << vk->compiler;
+  EXPECT_NE(vk->compiler.find(" glsl codegen 2"), std::string::npos) << vk->compiler;
   EXPECT_TRUE(vk->Accepts(SY_DTYPE_F32));
   // The plugin holds no f64 or bf16 tensors: never advertised.
   EXPECT_FALSE(vk->Accepts(SY_DTYPE_F64));

@@ -10,7 +10,8 @@ set(_VK_SHADER_DIR ${CMAKE_CURRENT_SOURCE_DIR}/shaders)
 set(_VK_SHADER_OUT ${CMAKE_CURRENT_BINARY_DIR}/spirv)
 set(_VK_SHADER_INCLUDES
   ${_VK_SHADER_DIR}/common.glsl ${_VK_SHADER_DIR}/select.glsl
-  ${_VK_SHADER_DIR}/math.glsl ${_VK_SHADER_DIR}/elementwise.glsl
+  ${_VK_SHADER_DIR}/math.glsl ${_VK_SHADER_DIR}/math_f32.glsl
+  ${_VK_SHADER_DIR}/elementwise.glsl
   ${_VK_SHADER_DIR}/elementwise_push.glsl ${_VK_SHADER_DIR}/rows.glsl)
 set_property(GLOBAL PROPERTY VK_SHADER_NAMES "")
 

@@ -84,7 +84,7 @@ const sy_device_api_t& WithFusionHooks(const sy_device_api_t& device, const Caps
   std::call_once(once, [&] {
     g_dtypes = FusedDtypes(caps);
     // The generator's version goes with shaderc's into the host's cache key.
-    g_compiler = fusion::ShadercVersion() + " glsl codegen 1";
+    g_compiler = fusion::ShadercVersion() + " glsl codegen 2";
     g_fusion.compiler = g_compiler.c_str();
     g_fusion.dtypes = g_dtypes.data();
     g_fusion.num_dtypes = static_cast<int32_t>(g_dtypes.size());

@@ -27,11 +27,23 @@ const char* ValueType(sy_dtype_t d) { return Wide(d) ? "double" : "float"; }
 bool Is16(sy_dtype_t d) { return d == SY_DTYPE_F16 || d == SY_DTYPE_BF16; }
 bool Is8(sy_dtype_t d) { return d == SY_DTYPE_BOOL || d == SY_DTYPE_I8 || d == SY_DTYPE_U8; }
 
-// The ops computed through math.glsl (in double).
+// The ops computed through a math library: math.glsl (double) or, for
+// the HasF32Math ones on float values, math_f32.glsl.
 bool NeedsMath(int32_t op) {
   return op == SY_FUSED_RSQRT ||  // 1 / sy_sqrt
          (fz::IsCallOp(op) && op != SY_FUSED_ABS && op != SY_FUSED_MAXIMUM &&
           op != SY_FUSED_MINIMUM);
+}
+// The ops math_f32.glsl has: on float values they need no shaderFloat64.
+bool HasF32Math(int32_t op) {
+  switch (op) {
+    case SY_FUSED_EXP: case SY_FUSED_LOG: case SY_FUSED_TANH: case SY_FUSED_ERF:
+    case SY_FUSED_SIGMOID: case SY_FUSED_SILU: case SY_FUSED_GELU:
+    case SY_FUSED_GELU_TANH:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // GLSL's spelling of the ops the SDK writes as calls; the sy_* functions
@@ -58,9 +70,12 @@ const char* GlslFunction(int32_t op, bool w) {
 
 constexpr fz::Dialect kGlsl = {"0.0", "1.0", "0.0LF", "1.0LF", GlslFunction};
 
-// Helpers after common.glsl (and math.glsl under SY_MATH). Transcendentals
-// go through double like the plugin's unary kernels (unary.comp); f32
-// arguments widen with f32_to_f64 so subnormals survive.
+// Helpers after common.glsl (and math.glsl under SY_MATH, math_f32.glsl
+// under SY_MATH_F32).
+// Transcendentals go the way the plugin's unary kernels take them
+// (unary.comp): exp log tanh erf sigmoid silu gelu in f32 on f32 values
+// (math_f32.glsl), in double on double values; sqrt sin cos pow in double,
+// f32 arguments widened with f32_to_f64 so subnormals survive.
 constexpr const char* kHelpers = R"(
 float sy_maxf(float a, float b) { return a != a ? a : (b != b ? b : max(a, b)); }
 float sy_minf(float a, float b) { return a != a ? a : (b != b ? b : min(a, b)); }
@@ -78,21 +93,32 @@ float sy_rb(float x) {
 double sy_maxd(double a, double b) { return a != a ? a : (b != b ? b : max(a, b)); }
 double sy_mind(double a, double b) { return a != a ? a : (b != b ? b : min(a, b)); }
 #endif
+#ifdef SY_MATH_F32
+float sy_exp(float x) { return exp_f(x); }
+float sy_log(float x) { return log_f(x); }
+float sy_tanh(float x) { return tanh_f(x); }
+float sy_erf(float x) { return erf_f(x); }
+float sy_sigmoid(float x) { return sigmoid_f(x); }
+float sy_silu(float x) { return x * sigmoid_f(x); }
+float sy_gelu(float x) { return gelu_f(x); }
+float sy_gelu_tanh(float x) { return gelu_tanh_f(x); }
+#endif
 #ifdef SY_MATH
 #define SY_MATH1(name, expr) \
   double name(double x) { return expr; } \
   float name(float f) { double x = f32_to_f64(f); return float(expr); }
-SY_MATH1(sy_exp, exp_d(x))
-SY_MATH1(sy_log, log_d(x))
+#define SY_MATH1D(name, expr) double name(double x) { return expr; }
+SY_MATH1D(sy_exp, exp_d(x))
+SY_MATH1D(sy_log, log_d(x))
 SY_MATH1(sy_sqrt, sqrt(x))
 SY_MATH1(sy_sin, sincos_d(x, false))
 SY_MATH1(sy_cos, sincos_d(x, true))
-SY_MATH1(sy_tanh, tanh_d(x))
-SY_MATH1(sy_erf, erf_d(x))
-SY_MATH1(sy_sigmoid, sigmoid_d(x))
-SY_MATH1(sy_silu, x * sigmoid_d(x))
-SY_MATH1(sy_gelu, gelu_d(x))
-SY_MATH1(sy_gelu_tanh, gelu_tanh_d(x))
+SY_MATH1D(sy_tanh, tanh_d(x))
+SY_MATH1D(sy_erf, erf_d(x))
+SY_MATH1D(sy_sigmoid, sigmoid_d(x))
+SY_MATH1D(sy_silu, x * sigmoid_d(x))
+SY_MATH1D(sy_gelu, gelu_d(x))
+SY_MATH1D(sy_gelu_tanh, gelu_tanh_d(x))
 double sy_pow(double x, double y) { return pow_d(x, y); }
 float sy_pow(float x, float y) { return float(pow_d(f32_to_f64(x), f32_to_f64(y))); }
 #endif
@@ -168,8 +194,10 @@ class Generator {
     w.Line("#define DTO 0");
     if (wide_) w.Line("#define SY_F64 1");
     if (math_) w.Line("#define SY_MATH 1");
+    if (math_ || math_f32_) w.Line("#define SY_MATH_F32 1");
     w.Line("#include \"common.glsl\"");
     if (math_) w.Line("#include \"math.glsl\"");
+    if (math_ || math_f32_) w.Line("#include \"math_f32.glsl\"");
     std::string text = w.str() + kHelpers;
     out->num_operands = static_cast<int>(ops_.size());
     out->rows = k_.reduce_ndim > 0;
@@ -205,12 +233,17 @@ class Generator {
       const sy_fused_instr_t& in = k_.instrs[i];
       wide_ = wide_ || (Wide(in.dtype) && in.op != SY_FUSED_STORE);
       need16_ = need16_ || Is16(in.dtype);
-      math_ = math_ || NeedsMath(in.op);
+      if (NeedsMath(in.op)) {
+        // In f32 where math_f32.glsl has the op and the value is a float
+        // (Note [f32 math] in docs/vulkan.md); in double otherwise.
+        (HasF32Math(in.op) && !Wide(in.dtype) ? math_f32_ : math_) = true;
+      }
       if (IsReduce(in.op)) (Wide(in.dtype) ? wide_reduce_ : float_reduce_).insert(in.op);
     }
     // i32/i64 values compute in double, as the SDK's compute types say.
     if ((wide_ || math_) && !t_.float64) {
-      return refuse(math_ ? "exp, log, sin, … and pow need shaderFloat64"
+      return refuse(math_ ? "sqrt, rsqrt, sin, cos, pow and math on i32/i64 values need "
+                            "shaderFloat64"
                           : "f64, i32 and i64 values need shaderFloat64");
     }
     if (need16_ && !t_.storage16) return refuse("f16 and bf16 need 16-bit storage");
@@ -384,7 +417,7 @@ class Generator {
   const GlslTarget& t_;
   fz::Domain d_;
   std::vector<OperandPlan> ops_;
-  bool need16_ = false, need8_ = false, wide_ = false, math_ = false;
+  bool need16_ = false, need8_ = false, wide_ = false, math_ = false, math_f32_ = false;
   std::set<int32_t> float_reduce_, wide_reduce_;
 };
 

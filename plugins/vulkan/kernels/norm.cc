@@ -1,12 +1,19 @@
 // softmax, log_softmax, layer_norm and rms_norm (shaders/norm.comp) over
 // rows (rows.h): the normalized dims are a row. x, weight and bias share
-// x's dtype (f32 or f16); exp/log in double, so they need shaderFloat64.
+// x's dtype (f32 or f16); exp/log in f32 (shaders/math_f32.glsl), so they
+// run on every device, shaderFloat64 or not.
 #include "kernels/rows.h"
 
 namespace sy::vulkan {
 namespace {
 
 using ::sy::plugin::StrCat;
+
+// The norm shader variant for the stream's device: subgroup reductions
+// where it has them (Caps::subgroup_reduce), else the shared-memory tree.
+std::string NormShader(const Stream& stream, sy_dtype_t dtype) {
+  return StrCat(stream.ctx().caps.subgroup_reduce ? "norm_sg_" : "norm_", ShaderDtype(dtype));
+}
 
 template <bool kLog>
 sy_error_t* Softmax(const sy_kernel_call_t* call) {
@@ -32,7 +39,7 @@ sy_error_t* Softmax(const sy_kernel_call_t* call) {
     push.out = Address(out);
     push.in[0] = Address(x);
     const uint32_t spec[] = {kLog ? 1u : 0u, 0u, 0u};
-    return RunRows(*stream, op, StrCat("norm_", ShaderDtype(x.dtype)), spec, push,
+    return RunRows(*stream, op, NormShader(*stream, x.dtype), spec, push,
                    layout);
   });
 }
@@ -97,7 +104,7 @@ sy_error_t* Norm(const sy_kernel_call_t* call) {
     push.eps = static_cast<float>(eps);
     const uint32_t spec[] = {kRms ? 3u : 2u, weight != nullptr ? 1u : 0u,
                              bias != nullptr ? 1u : 0u};
-    return RunRows(*stream, op, StrCat("norm_", ShaderDtype(x.dtype)), spec, push,
+    return RunRows(*stream, op, NormShader(*stream, x.dtype), spec, push,
                    layout);
   });
 }
@@ -105,7 +112,6 @@ sy_error_t* Norm(const sy_kernel_call_t* call) {
 }  // namespace
 
 void AddNormKernels(const Caps& caps, KernelList& list) {
-  if (!caps.float64) return;
   static constexpr sy_dtype_t kOne[][1] = {{SY_DTYPE_F32}, {SY_DTYPE_F16}};
   static constexpr sy_dtype_t kTwo[][2] = {{SY_DTYPE_F32, SY_DTYPE_F32},
                                            {SY_DTYPE_F16, SY_DTYPE_F16}};

@@ -1,7 +1,9 @@
 // Unary elementwise kernels (shaders/unary.comp). neg abs relu square run
-// in the dtype's compute type; the floating ops (exp … gelu) in double
-// (shaders/math.glsl), so they need shaderFloat64; integer and bool inputs
-// give f32, as the core op set says.
+// in the dtype's compute type; exp log tanh sigmoid silu erf gelu in f32
+// (shaders/math_f32.glsl, on every device); sqrt rsqrt sin cos reciprocal
+// in double (shaders/math.glsl), so they need shaderFloat64 (docs/vulkan.md,
+// "Accuracy", says why those stay). Integer and bool inputs of the floating
+// ops give f32, as the core op set says.
 #include "kernels/elementwise.h"
 
 namespace sy::vulkan {
@@ -10,6 +12,11 @@ namespace {
 using ::sy::plugin::StrCat;
 
 // OP codes of unary.comp.
+// The floating ops computed in double: the rest of kOp >= 4 are f32.
+constexpr bool InDouble(int op) {
+  return op == 6 || op == 7 || op == 8 || op == 9 || op == 14;
+}
+
 template <int kOp>
 sy_error_t* Unary(const sy_kernel_call_t* call) {
   static constexpr const char* kNames[] = {
@@ -37,7 +44,8 @@ sy_error_t* Unary(const sy_kernel_call_t* call) {
     }
     const uint32_t spec[] = {code};
     const std::string variant =
-        StrCat(kOp < 4 ? "unary_num_" : "unary_float_", ShaderDtype(in));
+        StrCat(kOp < 4 ? "unary_num_" : (InDouble(kOp) ? "unary_float_" : "unary_f32math_"),
+               ShaderDtype(in));
     return RunSimple(*stream, call, op, variant, spec, 1);
   });
 }
@@ -49,7 +57,7 @@ void AddOp(const Caps& caps, KernelList& list, const char* op) {
   static constexpr sy_dtype_t kI32[] = {SY_DTYPE_I32};
   static constexpr sy_dtype_t kI64[] = {SY_DTYPE_I64};
   static constexpr sy_dtype_t kBool[] = {SY_DTYPE_BOOL};
-  if (kOp >= 4 && !caps.float64) return;
+  if (InDouble(kOp) && !caps.float64) return;
   list.Add(op, kF32, Unary<kOp>);
   if (caps.storage16) list.Add(op, kF16, Unary<kOp>);
   list.Add(op, kI32, Unary<kOp>);

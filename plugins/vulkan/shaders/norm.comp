@@ -1,17 +1,49 @@
 // Normalizations over rows (rows.glsl): softmax (OP 0), log_softmax (1),
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
-// in double (math.glsl); sums in float through a tree.
+// in f32 (math_f32.glsl), sums in float through subgroup operations
+// (SY_SUBGROUP, where the device has them) or a shared-memory tree: nothing
+// here needs shaderFloat64.
 #version 450
+#if SY_SUBGROUP
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 #include "common.glsl"
 #include "select.glsl"
-#include "math.glsl"
+#include "math_f32.glsl"
 #include "rows.glsl"
 
 layout(constant_id = 0) const int OP = 0;
 layout(constant_id = 1) const bool HAS_W = false;
 layout(constant_id = 2) const bool HAS_B = false;
 
+#if SY_SUBGROUP
+// One value per subgroup (at least 4 wide, so at most 64 of them).
+shared float s_red[64];
+
+// Subgroup add/max, then every invocation combines the subgroups' results
+// in the same order: 2 barriers where the tree below takes 10. max keeps
+// NaN (subgroupMax need not), through an OR of NaN flags.
+float block_reduce(float v, bool take_max) {
+  float r;
+  if (take_max) {
+    bool any_nan = subgroupOr(is_nan_f(v) ? 1u : 0u) != 0u;
+    r = any_nan ? uintBitsToFloat(0x7fc00000u) : subgroupMax(v);
+  } else {
+    r = subgroupAdd(v);
+  }
+  barrier();  // the previous reduction's reads of s_red are done
+  if (subgroupElect()) s_red[gl_SubgroupID] = r;
+  barrier();
+  float t = s_red[0];
+  for (uint i = 1u; i < gl_NumSubgroups; ++i) {
+    float b = s_red[i];
+    t = take_max ? ((is_nan_f(t) || is_nan_f(b)) ? t + b : max(t, b)) : t + b;
+  }
+  return t;
+}
+#else
 shared float s_red[256];
 
 // Tree reduction of one value per invocation; max when `take_max`.
@@ -29,6 +61,7 @@ float block_reduce(float v, bool take_max) {
   }
   return s_red[0];
 }
+#endif
 
 float load_x(RowLayout l, uint base, uint r) {
   return float(LD0(pc.in_addr[0], base + row_offset(l, r, 1)));
@@ -60,22 +93,21 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
       if (tid + j * 256u < n) m = (v != v || m != m) ? v + m : max(m, v);
     }
     m = block_reduce(m, true);
-    double md = f32_to_f64(m);
     float s = 0.0;
     for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (tid + j * 256u < n) {
-        float e = float(exp_d(f32_to_f64(c[j]) - md));
+        float e = exp_f(c[j] - m);
         s += e;
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
       }
     }
     s = block_reduce(s, false);
-    double ls = log_d(double(s));
+    float inv_s = 1.0 / s;
+    float ls = log_f(s);
     for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       uint r = tid + j * 256u;
       if (r < n) {
-        float y = OP == 0 ? float(double(c[j]) / double(s))
-                          : float(f32_to_f64(c[j]) - md - ls);
+        float y = OP == 0 ? c[j] * inv_s : (c[j] - m) - ls;
         STO(pc.out_addr, ob + r * so, CO(y));
       }
     }
@@ -99,7 +131,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     }
   }
   float var = block_reduce(q, false) / float(n);
-  float inv = float(1.0LF / sqrt(double(var) + double(pc.eps)));
+  float inv = 1.0 / sqrt(var + pc.eps);
   for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
     uint r = tid + j * 256u;
     if (r < n) {
@@ -128,22 +160,30 @@ void main() {
     return;
   }
   if (OP <= 1) {
-    float m = -1.0 / 0.0;
+    // Longer or multi-dim rows: the statistics in one read (online
+    // softmax: each invocation keeps its running max mt and the sum st of
+    // exp(x − mt), rescaling st when the max grows), then one read to
+    // write. Special values end as in the cached path: a NaN, a +inf or
+    // an all −inf row makes s NaN (or 0 with m = −inf), so every output
+    // is NaN.
+    float mt = -kF32Inf, st = 0.0, mnan = -kF32Inf;
     for (uint r = tid; r < n; r += 256u) {
       float v = load_x(l, xb, r);
-      m = (v != v || m != m) ? v + m : max(m, v);
+      if (v > mt) {
+        st = fma(st, exp_f(mt - v), 1.0);
+        mt = v;
+      } else if (v != -kF32Inf) {
+        st += exp_f(v - mt);  // NaN v makes st NaN
+      }
+      mnan = (v != v || mnan != mnan) ? v + mnan : max(mnan, v);
     }
-    m = block_reduce(m, true);
-    float s = 0.0;
-    double md = f32_to_f64(m);
+    float m = block_reduce(mnan, true);
+    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false);
+    float inv_s = 1.0 / s;
+    float ls = log_f(s);
     for (uint r = tid; r < n; r += 256u) {
-      s += float(exp_d(f32_to_f64(load_x(l, xb, r)) - md));
-    }
-    s = block_reduce(s, false);
-    double ls = log_d(double(s));
-    for (uint r = tid; r < n; r += 256u) {
-      double v = f32_to_f64(load_x(l, xb, r)) - md;
-      float y = OP == 0 ? float(exp_d(v) / double(s)) : float(v - ls);
+      float v = load_x(l, xb, r) - m;
+      float y = OP == 0 ? exp_f(v) * inv_s : v - ls;
       STO(pc.out_addr, ob + row_offset(l, r, 0), CO(y));
     }
     return;
@@ -160,7 +200,7 @@ void main() {
     q += d * d;
   }
   float var = block_reduce(q, false) / float(n);
-  float inv = float(1.0LF / sqrt(double(var) + double(pc.eps)));
+  float inv = 1.0 / sqrt(var + pc.eps);
   for (uint r = tid; r < n; r += 256u) {
     float y = (load_x(l, xb, r) - mean) * inv;
 #if defined(DT1) && DT1 != 0

@@ -1,13 +1,17 @@
 // Unary elementwise ops: neg abs relu square on every numeric dtype (in the
-// dtype's compute type), and the floating ops exp … gelu in double
-// (math.glsl), for float inputs and for integer inputs with an f32 result.
+// dtype's compute type, SY_FLOAT_OPS=0); the floating ops, for float inputs
+// and for integer inputs with an f32 result: exp log tanh sigmoid silu erf
+// gelu in f32 (math_f32.glsl, SY_FLOAT_OPS=2: no double, no shaderFloat64),
+// sqrt rsqrt sin cos reciprocal in double (math.glsl, SY_FLOAT_OPS=1).
 // OP (specialization constant 0) picks the op; kernels/unary.cc has the
 // table. DT0 is the input dtype, DTO the output's.
 #version 450
 #include "common.glsl"
 #include "select.glsl"
-#if SY_FLOAT_OPS
+#if SY_FLOAT_OPS == 1
 #include "math.glsl"
+#elif SY_FLOAT_OPS == 2
+#include "math_f32.glsl"
 #endif
 
 layout(constant_id = 0) const int OP = 0;
@@ -19,25 +23,31 @@ Vals load_vals(uint a, uint b, uint c) { return Vals(LD0(pc.in_addr[0], a)); }
 
 void store_vals(uint o, Vals v) {
   C0 x = v.x;
-#if SY_FLOAT_OPS
+#if SY_FLOAT_OPS == 1
   double d = f32_to_f64(float(x));
   double r;
   switch (OP) {
-    case 4: r = exp_d(d); break;
-    case 5: r = log_d(d); break;
     case 6: r = sqrt(d); break;
     case 7: r = 1.0LF / sqrt(d); break;
     case 8: r = sincos_d(d, false); break;
     case 9: r = sincos_d(d, true); break;
-    case 10: r = tanh_d(d); break;
-    case 11: r = sigmoid_d(d); break;
-    case 12: r = d * sigmoid_d(d); break;
-    case 13: r = erf_d(d); break;
-    case 14: r = 1.0LF / d; break;
-    case 15: r = gelu_d(d); break;
-    default: r = gelu_tanh_d(d); break;
+    default: r = 1.0LF / d; break;  // 14
   }
   STO(pc.out_addr, o, CO(float(r)));
+#elif SY_FLOAT_OPS == 2
+  float f = float(x);
+  float r;
+  switch (OP) {
+    case 4: r = exp_f(f); break;
+    case 5: r = log_f(f); break;
+    case 10: r = tanh_f(f); break;
+    case 11: r = sigmoid_f(f); break;
+    case 12: r = f * sigmoid_f(f); break;
+    case 13: r = erf_f(f); break;
+    case 15: r = gelu_f(f); break;
+    default: r = gelu_tanh_f(f); break;  // 16
+  }
+  STO(pc.out_addr, o, CO(r));
 #else
   C0 r;
   switch (OP) {

@@ -9,7 +9,7 @@
 # but no loader):
 #   tools/bench/vulkan/device_run.sh prepare
 # There (carry .gl, build/release and .devcarry):
-#   tools/bench/vulkan/device_run.sh tests harness conformance fusion bench
+#   tools/bench/vulkan/device_run.sh tests math harness conformance fusion bench
 #
 # Needs build/release/bin/{vulkan_plugin_test,vulkan_absent_test,
 # vulkan_spirv_denorm_test,vulkan_op_harness_test,switchyard-conformance,
@@ -75,6 +75,16 @@ for step in "$@"; do
       run env VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json \
         SY_TEST_EXPECT="check VK_DRIVER_FILES" \
         $BIN/vulkan_absent_test 2>&1 | tee -a "$OUT/vulkan_absent.log" | tail -5 ;;
+    math)
+      # The f32 transcendentals (docs/vulkan.md, Note [f32 math]) on the
+      # GPU's driver: the dense sweep against float64 with each op's worst
+      # ulp, libm's random ranges, and softmax/norm rows on both sides of
+      # the register cache (the online-softmax path beyond it).
+      run $BIN/vulkan_plugin_test --gtest_filter='Sweep/*:Transcendentals/*:VulkanNormRows.*' \
+        2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40
+      # The norm rows again with the shared-memory tree (no subgroup ops).
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/vulkan_plugin_test \
+        --gtest_filter='VulkanNormRows.*' 2>&1 | tee -a "$OUT/vulkan_math.log" | tail -3 ;;
     fusion)
       # The fused kernels (plugins/vulkan/fused) on the GPU's Vulkan driver:
       # every fusion_test graph fused vs unfused on vulkan:0, the cache,
@@ -96,6 +106,10 @@ for step in "$@"; do
       # vulkan:0 and on cuda:0 (the same binary, SY_BENCH_DEVICE), and
       # bench_cuda's own table.
       run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
+      # The norm rows with the shared-memory tree instead of subgroup
+      # reductions (docs/vulkan.md, "Memory-bound kernels"), to compare.
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/bench_vulkan \
+        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_tree_reduce.txt"
       if [ -x $BIN/bench_cuda ]; then
         run env SY_BENCH_DEVICE=cuda:0 $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan_rows_on_cuda.txt"
         run $BIN/bench_cuda 2>&1 | tee "$OUT/bench_cuda.txt"

@@ -1,0 +1,254 @@
+// Transcendental functions in f32 for the float kernels: exp, log, tanh,
+// sigmoid, erf, erfc and both gelus, with no double arithmetic, so they
+// run at f32 rate on every GPU (FP64 is 1/32–1/64 of it on consumer parts)
+// and need no shaderFloat64. Note [f32 math] in docs/vulkan.md ("Accuracy")
+// has the error budget; tests/plugins/vulkan/math_f32_test.cc sweeps them
+// against float64.
+//
+// Why not GLSL's exp/tanh: Vulkan allows exp 3 + 2|x| ulp, and GPUs use
+// that freedom; the op set asks rtol 1e-6 + atol 1e-6 (about 8 ulp). Here:
+// range reduction with a split constant (k·hi exact), polynomials fitted
+// (Chebyshev, mpmath.chebyfit, coefficients rounded to f32) for each
+// function's smooth remainder — mpmath.chebyfit(g, [a, b], degree + 1)
+// at 40 digits, g and [a, b] named at each function — and 2^k built from
+// exponent bits in two steps, so overflow gives inf and underflow a correctly rounded subnormal (or 0 on a device that flushes
+// them, which the conformance kit accepts for a device that says so).
+// Measured worst errors over dense sweeps (math_f32_test, lavapipe): exp,
+// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0, gelu 3.9; gelu
+// tanh more where its result is tiny (inside the atol; docs/vulkan.md).
+//
+// Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor and bit operations are used.
+// No step relies on fma being fused (Vulkan does not promise it), and the
+// error-free steps (Cody–Waite, Dekker's splits) are plain arithmetic
+// under `precise`, which keeps the compiler from re-associating them:
+// `precise` does not reach fma calls, and Mesa's compiler folds
+// fma(a, b, fma(a, c, d)) and fma(z, z, −z·z). Divisions see a denominator
+// above 2^126 (where a driver that divides as x · (1/y) under
+// flush-to-zero gets 0) only where the result is below 1e-37 anyway.
+#ifndef SY_MATH_F32_GLSL
+#define SY_MATH_F32_GLSL
+
+#define kF32Inf uintBitsToFloat(0x7f800000u)
+// ln 2 = kF32Ln2Hi + kF32Ln2Lo; kF32Ln2Hi has 16 significant bits, so
+// k·kF32Ln2Hi is exact for |k| < 256 (Cody–Waite).
+const float kF32Ln2Hi = 0.693145751953125;          // 0x3f317200
+const float kF32Ln2Lo = 1.42860676533018704e-06;    // 0x35bfbe8e
+const float kF32InvLn2 = 1.44269502162933349609;
+
+bool is_nan_f(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+
+// x with the sign of s (on the bits: exact for 0, inf and NaN).
+float copysign_f(float x, float s) {
+  return uintBitsToFloat((floatBitsToUint(x) & 0x7fffffffu) | (floatBitsToUint(s) & 0x80000000u));
+}
+
+// 2^k for -126 <= k <= 127, from the exponent bits.
+float pow2_f(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
+
+// exp(x). k = round(x / ln 2), t = x − k·ln 2 in [−0.35, 0.35],
+// exp(t) − 1 = t + t²·P(t), P of degree 4 fitted to (eᵗ − 1 − t)/t² on
+// [−ln2/2, ln2/2]
+// (abs. error 6.5e-8 on P, so ≤ 8e-9 relative on exp(t)), then 2^k
+// applied as 2^(k/2)·2^(k − k/2): both factors normal, one rounding at the
+// end, so results down to the smallest subnormal round correctly and
+// large x overflows to inf through the product.
+float exp_f(float x) {
+  if (is_nan_f(x)) return x;
+  if (x > 89.0) return kF32Inf;
+  if (x < -104.0) return 0.0;
+  float k = floor(fma(x, kF32InvLn2, 0.5));
+  // Plain precise operations, not fma: k·hi is exact anyway, and Mesa's NIR
+  // folds fma(a, b, fma(a, c, d)) into fma(a, b + c, d) — here
+  // x − k·(hi + lo) with hi + lo rounded, 0.5 ulp of x lost (lavapipe gave
+  // exp(88.2) 1.7e-6 off) — while `precise` does not reach fma calls.
+  precise float t = x - k * kF32Ln2Hi;
+  t = t - k * kF32Ln2Lo;
+  float p = 1.3926175888627768e-03;
+  p = fma(p, t, 8.3631733432412148e-03);
+  p = fma(p, t, 4.1666556149721146e-02);
+  p = fma(p, t, 1.6666577756404877e-01);
+  p = fma(p, t, 0.5);
+  float e = 1.0 + fma(t * t, p, t);
+  int ki = int(k);
+  int k1 = ki / 2;
+  return (e * pow2_f(k1)) * pow2_f(ki - k1);
+}
+
+// log(x). x = 2^e·m with m in [√½, √2) taken from the bits (subnormals
+// normalized in integers, so a device that flushes f32 subnormals in
+// arithmetic still gets log(1.4e-45) = −103.28), f = m − 1 (exact),
+// log(1 + f) = f + f²·Q(f), Q of degree 8 fitted to (log1p(f) − f)/f² on
+// [√½ − 1, √2 − 1].
+float log_f(float x) {
+  uint u = floatBitsToUint(x);
+  if (is_nan_f(x) || ((u & 0x80000000u) != 0u && (u & 0x7fffffffu) != 0u)) {
+    return uintBitsToFloat(0x7fc00000u);
+  }
+  if ((u & 0x7fffffffu) == 0u) return -kF32Inf;
+  if (u == 0x7f800000u) return x;
+  int e = int(u >> 23) - 127;
+  uint m = u & 0x7fffffu;
+  if ((u >> 23) == 0u) {  // subnormal: m·2^-149
+    int msb = findMSB(m);
+    e = msb - 149;
+    m = (m << uint(23 - msb)) & 0x7fffffu;
+  }
+  float mf = uintBitsToFloat(m | 0x3f800000u);  // [1, 2)
+  if (mf > 1.41421353816986083984) {
+    mf *= 0.5;
+    e += 1;
+  }
+  float f = mf - 1.0;
+  float q = -7.6736412942409515e-02;
+  q = fma(q, f, 1.2722672522068024e-01);
+  q = fma(q, f, -1.3127554953098297e-01);
+  q = fma(q, f, 1.4204855263233185e-01);
+  q = fma(q, f, -1.6626645624637604e-01);
+  q = fma(q, f, 2.0001234114170074e-01);
+  q = fma(q, f, -2.5000780820846558e-01);
+  q = fma(q, f, 3.3333331346511841e-01);
+  q = fma(q, f, -4.9999997019767761e-01);
+  float fe = float(e);
+  precise float lo = fma(f * f, q, fe * kF32Ln2Lo);
+  return fma(fe, kF32Ln2Hi, f + lo);
+}
+
+// tanh(x): below 0.625 an odd polynomial, x + x³·P(x²) (P of degree 4
+// fitted to (tanh x − x)/x³ as a function of s = x² on [0, 0.625²]),
+// accurate down to the smallest subnormal; up
+// to 9.01 it is 1 − 2/(e^{2|x|} + 1), whose parts do not cancel there
+// (the result is above 0.55); beyond, ±1 (within half an ulp).
+float tanh_f(float x) {
+  float a = abs(x);
+  if (a < 0.625) {
+    float s = x * x;
+    float p = -6.0967141762375832e-03;
+    p = fma(p, s, 2.0997179672122002e-02);
+    p = fma(p, s, -5.3850907832384109e-02);
+    p = fma(p, s, 1.3332769274711609e-01);
+    p = fma(p, s, -3.3333328366279602e-01);
+    return fma(x * s, p, x);
+  }
+  if (a > 9.0109) return copysign_f(1.0, x);  // NaN goes on to exp_f
+  float t = 1.0 - 2.0 / (exp_f(2.0 * a) + 1.0);
+  return copysign_f(t, x);
+}
+
+// sigmoid(x) = 1/(1 + e^{−x}) for x ≥ 0, e^{x}/(1 + e^{x}) below: the
+// exponential never exceeds 1, so nothing overflows and results for very
+// negative x stay relatively accurate (down to subnormals).
+float sigmoid_f(float x) {
+  if (is_nan_f(x)) return x;
+  float e = exp_f(-abs(x));
+  float d = 1.0 + e;
+  return x >= 0.0 ? 1.0 / d : e / d;
+}
+
+// erfc(z) for z >= 0, where z + zlo is the argument (zlo: the rounding
+// error of a z computed from x, so gelu loses nothing to it).
+// erfc(z) = e^{−z²}·h(t)/(1 + 2z) with t = (z − 2)/(z + 2): h is smooth on
+// t in [−1, 8.1/12.1] (z in [0, 10.1]), where h = (1 + 2z)·e^{z²}·erfc(z)
+// is fitted by a degree-11 polynomial (abs. error 1.4e-9; the form after
+// N. Juffa's erfcf). e^{−z²} is taken
+// as e^{−s}·(1 − lo), s + lo = z² exactly enough: split by bits, not fma,
+// since Vulkan does not promise a fused fma and Mesa's compiler folds
+// fma(z, z, −z·z) to 0 (lavapipe lost z²·6e-8 relative that way). Above
+// 10.06 erfc is below the smallest subnormal.
+float erfc_pos_f(float z, float zlo) {
+  if (z > 10.06) return 0.0;
+  // One division for t = (z − 2)/(z + 2) and 1/(1 + 2z) (a GPU's f32
+  // division is several instructions; gelu is near compute-bound on an
+  // H100): ~1 ulp more on each, about 1.5 ulp on gelu.
+  float p2 = 2.0 * z + 1.0;
+  float inv = 1.0 / ((z + 2.0) * p2);
+  float t = ((z - 2.0) * p2) * inv;
+  float h = 8.2949853094760329e-05;
+  h = fma(h, t, 1.7599783313926309e-04);
+  h = fma(h, t, -4.0185041143558919e-04);
+  h = fma(h, t, -1.4282946940511465e-03);
+  h = fma(h, t, 1.2512279208749533e-03);
+  h = fma(h, t, 8.7121184915304184e-03);
+  h = fma(h, t, -8.0300495028495789e-03);
+  h = fma(h, t, -5.4218336939811707e-02);
+  h = fma(h, t, 1.6405092179775238e-01);
+  h = fma(h, t, -1.6603049635887146e-01);
+  h = fma(h, t, -9.2763818800449371e-02);
+  h = fma(h, t, 1.2769783735275269);
+  // z² + 2z·zlo as s + lo (Dekker): zh, z's top 12 bits, squares exactly,
+  // and so do the cross terms; then s + lo renormalized (Fast2Sum).
+  precise float zh = uintBitsToFloat(floatBitsToUint(z) & 0xfffff000u);
+  precise float zl = z - zh;
+  precise float s0 = zh * zh;
+  precise float r = (2.0 * zh) * zl + zl * zl + (2.0 * z) * zlo;
+  precise float s = s0 + r;
+  precise float lo = (s0 - s) + r;
+  float ex = exp_f(-s);
+  ex = ex - ex * lo;
+  return (ex * h) * ((z + 2.0) * inv);
+}
+
+// erf(x) for |x| < 1: an odd polynomial, x + x·P(x²), P of degree 6
+// fitted to erf(x)/x − 1 as a function of s = x² on [0, 1].
+float erf_small_f(float x) {
+  float s = x * x;
+  float p = 7.8758748713880777e-05;
+  p = fma(p, s, -8.0168643034994602e-04);
+  p = fma(p, s, 5.1890872418880463e-03);
+  p = fma(p, s, -2.6854211464524269e-02);
+  p = fma(p, s, 1.1283594369888306e-01);
+  p = fma(p, s, -3.7612625956535339e-01);
+  p = fma(p, s, 1.2837916612625122e-01);
+  return fma(x, p, x);
+}
+
+// erf(x): erf_small_f below 1; above, 1 − erfc(|x|), which has nothing to
+// cancel (erfc(1) = 0.157); above 3.92 ±1.
+float erf_f(float x) {
+  float a = abs(x);
+  if (a < 1.0) return erf_small_f(x);
+  if (is_nan_f(x)) return x;
+  if (a > 3.92) return copysign_f(1.0, x);
+  return copysign_f(1.0 - erfc_pos_f(a, 0.0), x);
+}
+
+// gelu(x) = ½x·erfc(−x/√2), as the reference writes it: no cancellation
+// for negative x. z = −x/√2 is carried as z + zlo (1/√2 in two parts).
+float gelu_f(float x) {
+  if (is_nan_f(x)) return x;
+  const float kHi = 0.707106769084930419922;   // 1/√2 rounded to f32
+  const float kLo = 1.21016175293586e-08;      // 1/√2 − kHi
+  const float kHiH = 0.70703125;               // kHi's top 12 bits
+  const float kHiL = 7.551908493041992e-05;    // kHi − kHiH, exact
+  // The rounding error of −x·kHi by Dekker's product (12-bit halves), not
+  // fma(−x, kHi, −z), which Mesa's compiler folds to 0.
+  precise float nx = -x;
+  precise float xh = uintBitsToFloat(floatBitsToUint(nx) & 0xfffff000u);
+  precise float xl = nx - xh;
+  precise float z = nx * kHi;
+  precise float zlo = ((((xh * kHiH - z) + xh * kHiL) + xl * kHiH) + xl * kHiL) + nx * kLo;
+  // |z| < 1 (|x| < 1.41, most activations): erfc = 1 − erf, 8 operations
+  // and no cancellation worse than 1 − 0.843.
+  float e;
+  if (abs(z) < 1.0) {
+    e = 1.0 - erf_small_f(z);
+  } else {
+    e = z >= 0.0 ? erfc_pos_f(z, zlo) : 2.0 - erfc_pos_f(-z, -zlo);
+  }
+  return (0.5 * x) * e;
+}
+
+// gelu with approximate='tanh': ½x(1 + tanh u) = x·sigmoid(2u) =
+// x/(1 + e^{−2u}), u = √(2/π)(x + 0.044715x³) — no cancellation for
+// negative x. Infinite and huge |x| give what the formula gives in
+// float64 (x = −inf: NaN, as ½·(−inf)·0).
+float gelu_tanh_f(float x) {
+  if (is_nan_f(x)) return x;
+  const float kA = 0.797884583473205566406;     // √(2/π)
+  const float kB = 0.0356774081;                // √(2/π)·0.044715
+  float u = x * fma(kB, x * x, kA);
+  // 1 + e^{-2u} may pass 2^126, where a driver that divides as x·(1/d)
+  // under flush-to-zero gives x·0: |result| < 1e-37 there anyway.
+  return x / (1.0 + exp_f(-2.0 * u));
+}
+
+#endif  // SY_MATH_F32_GLSL
