@@ -7,7 +7,7 @@
 #   BINS="fusion_test cuda_fusion_test cuda_codegen_test bench_fusion" \
 #     tools/bench/cuda/pack_for_device.sh build/release DEST
 #   # on the GPU machine, in DEST/tree:
-#   BUILT_AT=/work/wt/fusion tools/bench/fusion/device_run.sh tests bench
+#   BUILT_AT=/work/wt/fusion tools/bench/fusion/device_run.sh tests bench torch
 #
 # BUILT_AT: the absolute path the tree was built at (the binaries name
 # their plugin folder by it); linked to this tree when it does not exist.
@@ -20,7 +20,13 @@
 #          compute-sanitizer memcheck on the generated kernels;
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
-#          warm-disk compiles), alone on the GPU.
+#          warm-disk compiles), alone on the GPU; beside PyTorch's rows
+#          when a `torch` step ran first (compare_torch.py).
+#   torch: bench_fusion_torch.py (PyTorch eager and torch.compile on the
+#          same graphs and sweep, compile times; needs python3 with torch
+#          and Triton, no Switchyard binary), then the side-by-side table
+#          when bench_fusion.json is there (run `bench torch`, or `torch`
+#          in a later call with the same OUT).
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -57,6 +63,13 @@ rm -rf "$SWITCHYARD_CACHE_DIR"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
   echo "cublasLt from: ${CUBLAS:-?}; NVRTC: ${NVRTC_FILE:-not found (fused groups will run unfused)}"
 } 2>&1 | tee "$OUT/summary.txt"
+# Ours beside PyTorch's, once both JSON files are there.
+compare() {
+  if [ -s "$OUT/bench_fusion.json" ] && [ -s "$OUT/torch.json" ]; then
+    python3 tools/bench/fusion/compare_torch.py "$OUT/bench_fusion.json" "$OUT/torch.json" \
+      2>&1 | tee "$OUT/compare.txt" | tee -a "$OUT/summary.txt"
+  fi
+}
 for step in "$@"; do
   case $step in
     tests)
@@ -103,6 +116,14 @@ for step in "$@"; do
         --benchmark_counters_tabular=true --benchmark_out="$OUT/bench_fusion.json" \
         --benchmark_out_format=json > "$OUT/bench_fusion.txt" 2>&1
       echo "== bench took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
-      cat "$OUT/bench_fusion.txt" ;;
+      cat "$OUT/bench_fusion.txt"
+      compare ;;
+    torch)
+      t0=$(date +%s)
+      timeout 540 python3 tools/bench/fusion/bench_fusion_torch.py --json="$OUT/torch.json" \
+        > "$OUT/bench_fusion_torch.txt" 2>&1
+      echo "== torch exit $? took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+      cat "$OUT/bench_fusion_torch.txt"
+      compare ;;
   esac
 done
