@@ -117,11 +117,18 @@ template <class T, int N> struct alignas(sizeof(T) * N) sy_vec { T v[N]; };
 SY_INLINE float sy_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 SY_INLINE unsigned short sy_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 SY_INLINE float sy_b2f(unsigned short b) { return __uint_as_float(((unsigned int)b) << 16); }
+// One instruction from sm_80 on; the bit operations (the same rounding, to
+// nearest even, NaN kept quiet) before. bf16 kernels round after every
+// instruction, so this is most of their arithmetic.
 SY_INLINE unsigned short sy_f2b(float f) {
+#if __CUDA_ARCH__ >= 800
+  unsigned short b; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f)); return b;
+#else
   unsigned int u = __float_as_uint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
   u += 0x7fffu + ((u >> 16) & 1u);
   return (unsigned short)(u >> 16);
+#endif
 }
 SY_INLINE float sy_rh(float f) { return sy_h2f(sy_f2h(f)); }
 SY_INLINE float sy_rb(float f) { return sy_b2f(sy_f2b(f)); }
@@ -162,6 +169,43 @@ template <class T, class Op> SY_INLINE T sy_block_reduce(T v, Op op, T* buf, T i
   v = buf[0];
   __syncthreads();
   return v;
+}
+)";
+
+// Row kernels whose row spreads over a thread-block cluster (sm_90): each
+// block reduces its part, publishes it in its shared memory, and every warp
+// combines the cluster's partials through distributed shared memory.
+constexpr const char* kClusterPreamble = R"(// Thread-block clusters (sm_90+).
+SY_INLINE void sy_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+SY_INLINE unsigned sy_shared_address(const void* p) {
+  unsigned a; asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p)); return a;
+}
+SY_INLINE float sy_remote(const float* p, unsigned rank) {
+  unsigned a; float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(sy_shared_address(p)), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
+  return v;
+}
+SY_INLINE double sy_remote(const double* p, unsigned rank) {
+  unsigned a; double v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(sy_shared_address(p)), "r"(rank));
+  asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(a) : "memory");
+  return v;
+}
+// Every thread of the cluster gets the result. `slot` is this reduction's
+// own shared value; the second barrier keeps it (and the block) alive until
+// every block of the cluster has read it.
+template <class T, class Op> SY_INLINE T sy_cluster_reduce(T v, Op op, T* buf, T* slot, T identity, int ranks) {
+  v = sy_block_reduce(v, op, buf, identity);
+  if (threadIdx.x == 0) *slot = v;
+  sy_cluster_sync();
+  const int lane = threadIdx.x & 31;
+  T r = lane < ranks ? sy_remote(slot, (unsigned)lane) : identity;
+  r = sy_warp_reduce(r, op);
+  sy_cluster_sync();
+  return r;
 }
 )";
 
@@ -222,6 +266,30 @@ class Generator {
         }
       }
     }
+  }
+
+  // The width of a flat walk over the domain (LoopKernels): 16 bytes of
+  // the widest operand when every operand is contiguous over the domain or
+  // one element for all of it; 1 otherwise.
+  int FlatVec() const {
+    int64_t contiguous[SY_MAX_RANK] = {};
+    int64_t acc = 1;
+    for (int d = ndim_ - 1; d >= 0; --d) {
+      contiguous[d] = shape_[d] == 1 ? 0 : acc;
+      acc *= shape_[d];
+    }
+    int widest = 1;
+    for (const OperandPlan& p : operands_) {
+      if (p.all_zero) continue;
+      if (!p.unit_inner) return 1;
+      for (int d = 0; d < ndim_; ++d) {
+        if (p.strides[d] != contiguous[d]) return 1;
+      }
+      widest = std::max(widest, StorageOf(p.dtype).size);
+    }
+    const bool any = std::any_of(operands_.begin(), operands_.end(),
+                                 [](const OperandPlan& p) { return !p.all_zero; });
+    return any && 16 / widest >= 2 ? 16 / widest : 1;
   }
 
   std::string Params() const {
@@ -315,7 +383,48 @@ class Generator {
     w.Close();
     w.Close();
     out->scalar = {entry_ + "_s", grid(numel_), threads, 0};
-    if (vec_ > 1) {
+    const int flat = FlatVec();
+    if (flat > vec_) {
+      // Every operand contiguous (or one element): the domain is one flat
+      // array, VEC-wide whatever the innermost extent, and the last
+      // numel % VEC elements are a scalar tail.
+      const int64_t groups = numel_ / flat, tail = numel_ % flat;
+      const std::string V = std::to_string(flat);
+      vec_ = flat;
+      w.Line("");
+      w.Open("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " +
+             entry_ + "(" + Params() + ")");
+      for (const OperandPlan& p : operands_) w.Line("const sy_i64 o" + p.ptr + " = 0;");
+      w.Open("for (sy_i64 g = (sy_i64)blockIdx.x * blockDim.x + threadIdx.x; g < " + I64(groups) +
+             "; g += (sy_i64)gridDim.x * blockDim.x)");
+      w.Line("const sy_i64 i = g * " + V + ";");
+      VectorBody(w, "i");
+      w.Close();
+      if (tail > 0) {
+        w.Line("// the scalar tail");
+        w.Open("if (blockIdx.x == 0 && threadIdx.x < " + std::to_string(tail) + ")");
+        w.Line("const sy_i64 t = " + I64(groups * flat) + " + threadIdx.x;");
+        for (int i = 0; i < k_.num_instrs; ++i) {
+          Instr(
+              w, i,
+              [&](int k) {
+                const OperandPlan& p = operands_[k];
+                return "__ldg(" + p.ptr + (p.all_zero ? "" : " + t") + ")";
+              },
+              [&](int k, const std::string& v) {
+                const OperandPlan& p = operands_[k_.num_inputs + k];
+                w.Line(p.ptr + (p.all_zero ? "[0]" : "[t]") + " = " + v + ";");
+              });
+        }
+        w.Close();
+      }
+      w.Close();
+      out->vector = {entry_, grid(groups), threads, 0};
+      aligned_.clear();
+      for (size_t i = 0; i < operands_.size(); ++i) {
+        if (!operands_[i].all_zero) aligned_.push_back(static_cast<int>(i));
+      }
+    } else if (vec_ > 1) {
       // Vector entry: VEC consecutive elements along the innermost dim.
       const int64_t groups = numel_ / vec_;
       w.Line("");
@@ -326,7 +435,7 @@ class Generator {
       w.Line("const sy_i64 i = g * " + std::to_string(vec_) + ";");
       w.Line("const sy_i64 inner = i % " + I64(inner) + ";");
       Decompose(w, "", "i / " + I64(inner), 0, ndim_ - 1, true);
-      VectorBody(w, "inner", [&](int, int) { return true; });
+      VectorBody(w, "inner");
       w.Close();
       w.Close();
       out->vector = {entry_, grid(groups), threads, 0};
@@ -336,20 +445,14 @@ class Generator {
     return w.str();
   }
 
-  // Loads the inputs a set of instructions reads as VEC-wide registers,
-  // runs them element by element, and stores the outputs as VEC-wide
-  // registers. `base` is the element index along the innermost dim; the
-  // operand's outer offset is in the variable named like its pointer.
-  template <class Include>
-  void VectorBody(Writer& w, const std::string& base, Include&& include,
-                  const std::vector<int>* list = nullptr,
-                  const std::vector<std::string>* cached = nullptr) {
+  // Loads the inputs as VEC-wide registers, runs the instructions element
+  // by element, and stores the outputs as VEC-wide registers. `base` is
+  // the element index along the innermost dim (along the flat domain for
+  // a flat walk); the operand's outer offset is in the variable named like
+  // its pointer.
+  void VectorBody(Writer& w, const std::string& base) {
     std::vector<int> steps;
-    if (list != nullptr) {
-      steps = *list;
-    } else {
-      for (int i = 0; i < k_.num_instrs; ++i) steps.push_back(i);
-    }
+    for (int i = 0; i < k_.num_instrs; ++i) steps.push_back(i);
     const std::string V = std::to_string(vec_);
     std::vector<bool> loaded(k_.num_inputs, false), stored(k_.num_outputs, false);
     for (int i : steps) {
@@ -358,7 +461,7 @@ class Generator {
       if (in.op == SY_FUSED_STORE && in.row_level == 0) stored[in.index] = true;
     }
     for (int k = 0; k < k_.num_inputs; ++k) {
-      if (!loaded[k] || (cached != nullptr && !(*cached)[k].empty())) continue;
+      if (!loaded[k]) continue;
       const OperandPlan& p = operands_[k];
       const std::string t = StorageOf(p.dtype).ctype;
       if (p.unit_inner && !p.all_zero) {
@@ -379,11 +482,9 @@ class Generator {
     w.Line("#pragma unroll");
     w.Open("for (int e = 0; e < " + V + "; ++e)");
     for (int i : steps) {
-      if (!include(i, 0)) continue;
       Instr(
           w, i,
           [&](int k) {
-            if (cached != nullptr && !(*cached)[k].empty()) return (*cached)[k] + "[e]";
             const OperandPlan& p = operands_[k];
             return "x" + std::to_string(k) + (p.unit_inner && !p.all_zero ? ".v[e]" : "");
           },
@@ -403,17 +504,72 @@ class Generator {
 
   // ---- Row kernels ------------------------------------------------------------
 
-  std::string RowKernels(GeneratedKernel* out) {
-    // Rows of up to 1024 elements go to a warp, longer ones to a block.
-    const bool warp = row_length_ <= 1024;
+  // Note [Row kernel shapes] (cuda_codegen.h) is the why of these numbers.
+  static constexpr int kKeptBytes = 128;  // per thread and kept input
+  static constexpr int kMaxCluster = 8;   // the portable cluster size
+
+  struct RowPlan {
+    bool warp = true;
     int block = 256;
-    if (!warp) {
-      const int64_t per_thread = 8 * std::max(vec_, 1);
-      block = 128;
-      while (block < 1024 && block * per_thread < row_length_) block *= 2;
+    int cluster = 1;          // blocks per row: a thread-block cluster (sm_90+)
+    int kept_size = 0;        // widest kept input's element size (0: none kept)
+    std::vector<bool> kept;   // inputs read per element by more than one stage
+    std::vector<int> first;   // the stage that loads a kept input
+    int threads_per_row() const { return warp ? 32 : block * cluster; }
+  };
+
+  RowPlan PlanRows() const {
+    RowPlan p;
+    p.kept.assign(k_.num_inputs, false);
+    p.first.assign(k_.num_inputs, -1);
+    if (k_.reduce_ndim == 1 && k_.num_stages > 1) {
+      std::vector<int> uses(k_.num_inputs, 0);
+      for (int i = 0; i < k_.num_instrs; ++i) {
+        const sy_fused_instr_t& in = k_.instrs[i];
+        if (in.op != SY_FUSED_LOAD || in.row_level == 1) continue;
+        if (p.first[in.index] < 0) p.first[in.index] = in.stage;
+        ++uses[in.index];
+      }
+      for (int k = 0; k < k_.num_inputs; ++k) {
+        if (uses[k] < 2) continue;
+        p.kept[k] = true;
+        p.kept_size = std::max(p.kept_size, StorageOf(operands_[k].dtype).size);
+      }
     }
-    const int rows_per_block = warp ? block / 32 : 1;
-    const int64_t grid = std::max<int64_t>(1, (rows_ + rows_per_block - 1) / rows_per_block);
+    // Rows of up to 1024 elements go to a warp, longer ones to a block.
+    p.warp = row_length_ <= 1024;
+    if (p.warp) return p;
+    // Threads enough that each keeps at most kKeptBytes of every kept
+    // input (else about 8 vector accesses per stage).
+    const int64_t per_thread =
+        p.kept_size > 0 ? kKeptBytes / p.kept_size : int64_t{8} * std::max(vec_, 1);
+    const int64_t threads = (row_length_ + per_thread - 1) / per_thread;
+    p.block = 128;
+    while (p.block < 1024 && p.block < threads) p.block *= 2;
+    // A row that needs more than 512 threads to stay in registers spreads
+    // over a cluster (sm_90+): 512-thread blocks where 8 of them suffice
+    // (two fit an SM, with 128 registers per thread), else 1024. Beyond
+    // 8 × 1024 threads, or before sm_90, one block re-reads the row per
+    // stage.
+    if (threads > 512 && p.kept_size > 0 && o_.arch >= 90) {
+      for (int block : {512, 1024}) {
+        int cluster = 1;
+        while (cluster < kMaxCluster && int64_t{cluster} * block < threads) cluster *= 2;
+        if (int64_t{cluster} * block >= threads) {
+          p.block = block;
+          p.cluster = cluster;
+          break;
+        }
+      }
+    }
+    return p;
+  }
+
+  std::string RowKernels(GeneratedKernel* out) {
+    const RowPlan plan = PlanRows();
+    const int rows_per_block = plan.warp ? plan.block / 32 : 1;
+    const int64_t grid =
+        std::max<int64_t>(1, (rows_ + rows_per_block - 1) / rows_per_block) * plan.cluster;
     Writer w;
     // The vector form needs one reduced dim (the innermost) and the
     // operands unit or zero along it.
@@ -422,60 +578,73 @@ class Generator {
       const bool vector = form == 1;
       const int v = vector ? vec_ : 1;
       const std::string name = vector ? entry_ : entry_ + "_s";
-      RowKernel(w, name, warp, block, v);
-      const LaunchShape shape{name, grid, block, 0};
+      RowKernel(w, name, plan, v);
+      const LaunchShape shape{name, grid, plan.block, 0, plan.cluster};
       (vector ? out->vector : out->scalar) = shape;
       w.Line("");
     }
     out->vec = can_vector ? vec_ : 1;
     if (can_vector) out->aligned_operands = aligned_;
-    return w.str();
+    return (plan.cluster > 1 ? std::string(kClusterPreamble) : std::string()) + w.str();
   }
 
-  void RowKernel(Writer& w, const std::string& name, bool warp, int block, int v) {
+  void RowKernel(Writer& w, const std::string& name, const RowPlan& plan, int v) {
     const int first_reduced = ndim_ - k_.reduce_ndim;
     const int64_t inner = shape_[ndim_ - 1];
-    const int threads_per_row = warp ? 32 : block;
+    const int threads_per_row = plan.threads_per_row();
     // Per thread: `iters` steps of v elements along the innermost dim (for
     // one reduce dim; several reduced dims loop over the outer ones too).
     const int64_t slots = (k_.reduce_ndim == 1 ? inner : row_length_);
     const int64_t iters = (slots / v + threads_per_row - 1) / threads_per_row;
-    // (iters is 0 for rows of length 0: nothing to keep.)
-    const bool cache = k_.reduce_ndim == 1 && iters >= 1 && iters * v <= 32 && k_.num_stages > 1;
-    w.Open("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(block) + ") " +
-           name + "(" + Params() + ")");
+    // (iters is 0 for rows of length 0: nothing to keep.) One element per
+    // step takes a whole register, however narrow.
+    const int64_t kept_bytes = iters * (v > 1 ? v * plan.kept_size : std::max(plan.kept_size, 4));
+    const bool cache = plan.kept_size > 0 && iters >= 1 && kept_bytes <= kKeptBytes;
+    std::string attrs = "__launch_bounds__(" + std::to_string(plan.block) + ")";
+    if (plan.cluster > 1) {
+      attrs = "__cluster_dims__(" + std::to_string(plan.cluster) + ", 1, 1) " + attrs;
+    }
+    w.Open("extern \"C\" __global__ void " + attrs + " " + name + "(" + Params() + ")");
     w.Line("__shared__ float sy_buf_f[32];");
     w.Line("__shared__ double sy_buf_d[32];");
-    if (warp) {
-      w.Line("const sy_i64 row = (sy_i64)blockIdx.x * " + std::to_string(block / 32) +
+    int reductions = 0;
+    for (int i = 0; i < k_.num_instrs; ++i) reductions += IsReduce(k_.instrs[i].op) ? 1 : 0;
+    if (plan.cluster > 1) {
+      // One slot per reduction for the block's partial, read by the
+      // cluster's other blocks.
+      const std::string n = std::to_string(std::max(1, reductions));
+      w.Line("__shared__ float sy_slot_f[" + n + "];");
+      w.Line("__shared__ double sy_slot_d[" + n + "];");
+    }
+    if (plan.warp) {
+      w.Line("const sy_i64 row = (sy_i64)blockIdx.x * " + std::to_string(plan.block / 32) +
              " + (threadIdx.x >> 5);");
       w.Line("const int lane = threadIdx.x & 31;");
-      w.Line("if (row >= " + I64(rows_) + ") return;");
+    } else if (plan.cluster > 1) {
+      // A cluster per row: 1-D clusters are consecutive blocks. Uniform
+      // over the cluster, so no barrier is skipped by some of its threads.
+      const std::string c = std::to_string(plan.cluster);
+      w.Line("const sy_i64 row = blockIdx.x / " + c + ";");
+      w.Line("const int lane = (int)(blockIdx.x % " + c + ") * " + std::to_string(plan.block) +
+             " + threadIdx.x;");
     } else {
       // Uniform over the block (so no __syncthreads is skipped by some
       // threads): only an empty domain launches a block with no row.
       w.Line("const sy_i64 row = blockIdx.x;");
       w.Line("const int lane = threadIdx.x;");
-      w.Line("if (row >= " + I64(rows_) + ") return;");
     }
+    w.Line("if (row >= " + I64(rows_) + ") return;");
     Decompose(w, "row_", "row", 0, first_reduced, true);
-    // Inputs read per element in more than one stage stay in registers.
-    std::vector<std::string> cached(k_.num_inputs);
-    std::vector<int> first_stage(k_.num_inputs, -1), uses(k_.num_inputs, 0);
+    // Kept inputs stay in registers as they are in memory (storage dtype,
+    // v-wide), so f16/bf16 keep twice the elements of f32.
     if (cache) {
-      for (int i = 0; i < k_.num_instrs; ++i) {
-        const sy_fused_instr_t& in = k_.instrs[i];
-        if (in.op != SY_FUSED_LOAD || in.row_level == 1) continue;
-        if (first_stage[in.index] < 0) first_stage[in.index] = in.stage;
-        ++uses[in.index];
-      }
       for (int k = 0; k < k_.num_inputs; ++k) {
-        if (uses[k] < 2) continue;
-        const std::string t = ValueType(operands_[k].dtype);
-        w.Line(t + " c" + std::to_string(k) + "[" + std::to_string(iters) + "][" +
-               std::to_string(v) + "];");
+        if (plan.kept[k]) {
+          w.Line(LoadedType(k, v) + " c" + std::to_string(k) + "[" + std::to_string(iters) + "];");
+        }
       }
     }
+    int reduction = 0;
     for (int s = 0; s < k_.num_stages; ++s) {
       w.Line("// stage " + std::to_string(s));
       std::vector<int> row_steps, elem_steps;
@@ -496,30 +665,18 @@ class Generator {
       for (int i : elem_steps) {
         const sy_fused_instr_t& in = k_.instrs[i];
         if (!IsReduce(in.op)) continue;
-        const bool wide = Wide(in.dtype);
-        const std::string init = in.op == SY_FUSED_REDUCE_SUM ? (wide ? "0.0" : "0.f")
-                                 : in.op == SY_FUSED_REDUCE_MAX
-                                     ? (wide ? "-__longlong_as_double(0x7ff0000000000000LL)"
-                                             : "-__int_as_float(0x7f800000)")
-                                     : (wide ? "__longlong_as_double(0x7ff0000000000000LL)"
-                                             : "__int_as_float(0x7f800000)");
-        w.Line(std::string(ValueType(in.dtype)) + " a" + std::to_string(i) + " = " + init + ";");
+        w.Line(std::string(ValueType(in.dtype)) + " a" + std::to_string(i) + " = " +
+               ReduceInit(in) + ";");
       }
-      // Which inputs this stage reads from registers, and which it loads
-      // into them for later stages.
-      std::vector<std::string> from_cache(k_.num_inputs);
-      std::vector<bool> fill(k_.num_inputs, false);
+      // Per kept input: whether this stage loads it into registers (its
+      // first) or reads it from them.
+      std::vector<int> keep(k_.num_inputs, 0);  // 0 memory, 1 fill, 2 read
       if (cache) {
         for (int k = 0; k < k_.num_inputs; ++k) {
-          if (uses[k] < 2) continue;
-          if (first_stage[k] == s) {
-            fill[k] = true;
-          } else {
-            from_cache[k] = "c" + std::to_string(k) + "[it]";
-          }
+          if (plan.kept[k]) keep[k] = plan.first[k] == s ? 1 : 2;
         }
       }
-      ElementLoop(w, elem_steps, warp, threads_per_row, v, iters, cache, from_cache, fill);
+      ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep);
       for (int i : elem_steps) {
         const sy_fused_instr_t& in = k_.instrs[i];
         if (!IsReduce(in.op)) continue;
@@ -528,11 +685,22 @@ class Generator {
                                : in.op == SY_FUSED_REDUCE_MAX ? "sy_max()"
                                                               : "sy_min()";
         const std::string acc = "a" + std::to_string(i);
-        const std::string reduced =
-            warp ? "sy_warp_reduce(" + acc + ", " + op + ")"
-                 : "sy_block_reduce(" + acc + ", " + op + ", " +
-                       (wide ? "sy_buf_d" : "sy_buf_f") + ", " +
-                       (in.op == SY_FUSED_REDUCE_SUM ? (wide ? "0.0" : "0.f") : acc) + ")";
+        // max/min take the thread's own value as the identity of lanes
+        // without one: it belongs to the row.
+        const std::string identity =
+            in.op == SY_FUSED_REDUCE_SUM ? (wide ? "0.0" : "0.f") : acc;
+        const std::string buf = wide ? "sy_buf_d" : "sy_buf_f";
+        std::string reduced;
+        if (plan.warp) {
+          reduced = "sy_warp_reduce(" + acc + ", " + op + ")";
+        } else if (plan.cluster > 1) {
+          reduced = "sy_cluster_reduce(" + acc + ", " + op + ", " + buf + ", " +
+                    (wide ? "sy_slot_d + " : "sy_slot_f + ") + std::to_string(reduction) +
+                    ", " + identity + ", " + std::to_string(plan.cluster) + ")";
+        } else {
+          reduced = "sy_block_reduce(" + acc + ", " + op + ", " + buf + ", " + identity + ")";
+        }
+        ++reduction;
         w.Line(std::string("const ") + ValueType(in.dtype) + " r" + std::to_string(i) + " = " +
                (wide ? reduced : Round(in.dtype, reduced)) + ";");
       }
@@ -540,17 +708,29 @@ class Generator {
     w.Close();
   }
 
-  void ElementLoop(Writer& w, const std::vector<int>& steps, bool warp, int threads_per_row,
-                   int v, int64_t iters, bool cache, const std::vector<std::string>& from_cache,
-                   const std::vector<bool>& fill) {
+  std::string ReduceInit(const sy_fused_instr_t& in) const {
+    const bool wide = Wide(in.dtype);
+    if (in.op == SY_FUSED_REDUCE_SUM) return wide ? "0.0" : "0.f";
+    const char* inf =
+        wide ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)";
+    return std::string(in.op == SY_FUSED_REDUCE_MAX ? "-" : "") + inf;
+  }
+
+  // How input k is held per step of a row's element loop: v-wide where it
+  // is unit along the row, else one element.
+  std::string LoadedType(int k, int v) const {
+    const OperandPlan& p = operands_[k];
+    const std::string t = StorageOf(p.dtype).ctype;
+    return v > 1 && p.unit_inner && !p.all_zero ? "sy_vec<" + t + ", " + std::to_string(v) + ">"
+                                                : t;
+  }
+
+  void ElementLoop(Writer& w, const std::vector<int>& steps, int threads_per_row, int v,
+                   int64_t iters, bool cache, const std::vector<int>& keep) {
     const int first_reduced = ndim_ - k_.reduce_ndim;
     const int64_t inner = shape_[ndim_ - 1];
     const std::string T = std::to_string(threads_per_row);
     const std::string V = std::to_string(v);
-    std::vector<std::string> cached_names(k_.num_inputs);
-    for (int k = 0; k < k_.num_inputs; ++k) {
-      if (!from_cache[k].empty()) cached_names[k] = from_cache[k];
-    }
     if (k_.reduce_ndim == 1) {
       if (cache) {
         w.Line("#pragma unroll");
@@ -559,7 +739,7 @@ class Generator {
         w.Open("if (j < " + I64(inner) + ")");
       } else {
         w.Open("for (sy_i64 j = (sy_i64)lane * " + V + "; j < " + I64(inner) + "; j += " +
-               std::to_string(threads_per_row * v) + ")");
+               std::to_string(int64_t{threads_per_row} * v) + ")");
       }
       // Operand offsets: the row's plus j along the innermost dim.
       for (const OperandPlan& p : operands_) {
@@ -574,15 +754,9 @@ class Generator {
       }
     }
     // Reductions accumulate per element; the fills into registers, too.
-    std::vector<int> body = steps;
-    if (v > 1) {
-      VectorBodyWithReduce(w, body, cached_names, fill);
-    } else {
-      ScalarBodyWithReduce(w, body, cached_names, fill);
-    }
+    BodyWithReduce(w, steps, v, keep);
     if (k_.reduce_ndim == 1 && cache) w.Close();
     w.Close();
-    (void)warp;
   }
 
   void Accumulate(Writer& w, int i) {
@@ -599,48 +773,13 @@ class Generator {
     }
   }
 
-  // A load of an input the row's first stage kept in registers: the cache
-  // holds values already converted from storage (what that stage's load
-  // produced), so they are read as they are — converting them again read a
-  // float as f16/bf16 bits (every softmax value came out 1/n).
-  bool ReadFromCache(Writer& w, int i, const std::vector<std::string>& cached,
-                     const std::string& element) {
-    const sy_fused_instr_t& in = k_.instrs[i];
-    if (in.op != SY_FUSED_LOAD || in.row_level != 0 || cached[in.index].empty()) return false;
-    w.Line(std::string("const ") + ValueType(in.dtype) + " " + Name(i) + " = " +
-           cached[in.index] + element + ";");
-    return true;
-  }
-
-  void ScalarBodyWithReduce(Writer& w, const std::vector<int>& steps,
-                            const std::vector<std::string>& cached,
-                            const std::vector<bool>& fill) {
-    for (int i : steps) {
-      const sy_fused_instr_t& in = k_.instrs[i];
-      if (IsReduce(in.op)) {
-        Accumulate(w, i);
-        continue;
-      }
-      if (ReadFromCache(w, i, cached, "[0]")) continue;
-      Instr(
-          w, i,
-          [&](int k) {
-            return "__ldg(" + operands_[k].ptr + " + o" + operands_[k].ptr + ")";
-          },
-          [&](int k, const std::string& val) {
-            const OperandPlan& p = operands_[k_.num_inputs + k];
-            w.Line(p.ptr + "[o" + p.ptr + "] = " + val + ";");
-          });
-      if (in.op == SY_FUSED_LOAD && in.row_level == 0 && fill[in.index]) {
-        w.Line("c" + std::to_string(in.index) + "[it][0] = " + Name(i) + ";");
-      }
-    }
-  }
-
-  void VectorBodyWithReduce(Writer& w, const std::vector<int>& steps,
-                            const std::vector<std::string>& cached,
-                            const std::vector<bool>& fill) {
-    const std::string V = std::to_string(vec_);
+  // One step of a row's element loop: each input the steps read is loaded
+  // once (v-wide where it is unit along the row) from memory or from the
+  // registers an earlier stage filled — storage values either way, so a
+  // LOAD converts them exactly once — then the steps run per element and
+  // the outputs are stored (v-wide where unit along the row).
+  void BodyWithReduce(Writer& w, const std::vector<int>& steps, int v,
+                      const std::vector<int>& keep) {
     std::vector<bool> loaded(k_.num_inputs, false), stored(k_.num_outputs, false);
     for (int i : steps) {
       const sy_fused_instr_t& in = k_.instrs[i];
@@ -648,53 +787,61 @@ class Generator {
       if (in.op == SY_FUSED_STORE) stored[in.index] = true;
     }
     for (int k = 0; k < k_.num_inputs; ++k) {
-      if (!loaded[k] || !cached[k].empty()) continue;
+      if (!loaded[k]) continue;
       const OperandPlan& p = operands_[k];
-      const std::string t = StorageOf(p.dtype).ctype;
-      if (p.unit_inner && !p.all_zero) {
-        w.Line("const sy_vec<" + t + ", " + V + "> x" + std::to_string(k) +
-               " = *reinterpret_cast<const sy_vec<" + t + ", " + V + ">*>(" + p.ptr + " + o" +
-               p.ptr + ");");
-      } else {
-        w.Line("const " + t + " x" + std::to_string(k) + " = __ldg(" + p.ptr + " + o" + p.ptr +
-               ");");
+      const std::string type = LoadedType(k, v);
+      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + "[it]";
+      if (keep[k] == 2) {
+        w.Line("const " + type + " " + x + " = " + c + ";");
+        continue;
       }
+      if (type != StorageOf(p.dtype).ctype) {
+        w.Line("const " + type + " " + x + " = *reinterpret_cast<const " + type + "*>(" +
+               p.ptr + " + o" + p.ptr + ");");
+      } else {
+        w.Line("const " + type + " " + x + " = __ldg(" + p.ptr + " + o" + p.ptr + ");");
+      }
+      if (keep[k] == 1) w.Line(c + " = " + x + ";");
     }
+    const bool vector = v > 1;
     for (int k = 0; k < k_.num_outputs; ++k) {
-      if (!stored[k]) continue;
+      if (!stored[k] || !vector) continue;
       const OperandPlan& p = operands_[k_.num_inputs + k];
-      w.Line("sy_vec<" + std::string(StorageOf(p.dtype).ctype) + ", " + V + "> y" +
-             std::to_string(k) + ";");
+      w.Line("sy_vec<" + std::string(StorageOf(p.dtype).ctype) + ", " + std::to_string(v) +
+             "> y" + std::to_string(k) + ";");
     }
-    w.Line("#pragma unroll");
-    w.Open("for (int e = 0; e < " + V + "; ++e)");
+    if (vector) {
+      w.Line("#pragma unroll");
+      w.Open("for (int e = 0; e < " + std::to_string(v) + "; ++e)");
+    }
     for (int i : steps) {
-      const sy_fused_instr_t& in = k_.instrs[i];
-      if (IsReduce(in.op)) {
+      if (IsReduce(k_.instrs[i].op)) {
         Accumulate(w, i);
         continue;
       }
-      if (ReadFromCache(w, i, cached, "[e]")) continue;
       Instr(
           w, i,
           [&](int k) {
-            const OperandPlan& p = operands_[k];
-            return "x" + std::to_string(k) + (p.unit_inner && !p.all_zero ? ".v[e]" : "");
+            const std::string x = "x" + std::to_string(k);
+            return LoadedType(k, v) != StorageOf(operands_[k].dtype).ctype ? x + ".v[e]" : x;
           },
           [&](int k, const std::string& val) {
-            w.Line("y" + std::to_string(k) + ".v[e] = " + val + ";");
+            if (vector) {
+              w.Line("y" + std::to_string(k) + ".v[e] = " + val + ";");
+            } else {
+              const OperandPlan& p = operands_[k_.num_inputs + k];
+              w.Line(p.ptr + "[o" + p.ptr + "] = " + val + ";");
+            }
           });
-      if (in.op == SY_FUSED_LOAD && fill[in.index]) {
-        w.Line("c" + std::to_string(in.index) + "[it][e] = " + Name(i) + ";");
-      }
     }
+    if (!vector) return;
     w.Close();
     for (int k = 0; k < k_.num_outputs; ++k) {
       if (!stored[k]) continue;
       const OperandPlan& p = operands_[k_.num_inputs + k];
       const std::string t = StorageOf(p.dtype).ctype;
-      w.Line("*reinterpret_cast<sy_vec<" + t + ", " + V + ">*>(" + p.ptr + " + o" + p.ptr +
-             ") = y" + std::to_string(k) + ";");
+      w.Line("*reinterpret_cast<sy_vec<" + t + ", " + std::to_string(v) + ">*>(" + p.ptr +
+             " + o" + p.ptr + ") = y" + std::to_string(k) + ";");
     }
   }
 

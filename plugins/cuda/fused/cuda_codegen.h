@@ -42,6 +42,9 @@ struct LaunchShape {
   int64_t grid = 1;
   int block = 256;
   int smem = 0;  // bytes of dynamic shared memory
+  // Blocks per thread-block cluster (the source's __cluster_dims__; the
+  // grid is a multiple). 1: no cluster.
+  int cluster = 1;
 };
 
 struct GeneratedKernel {
@@ -56,6 +59,7 @@ struct GeneratedKernel {
 
 struct CodegenOptions {
   int sm_count = 132;  // caps grid-stride grids
+  int arch = 90;       // major * 10 + minor: clusters from 90 on
 };
 
 // The source for `kernel`; false with *error for an IR it cannot handle.

@@ -77,6 +77,7 @@ sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, De
   std::string error;
   CodegenOptions options;
   options.sm_count = info->sm_count;
+  options.arch = info->arch;
   if (!GenerateCuda(*kernel, options, &c.gen, &error)) {
     return MakeError(SY_STATUS_UNIMPLEMENTED, StrCat("cuda plugin: compile_fused: ", error));
   }
@@ -94,7 +95,7 @@ const char* CompilerName() {
     std::string why;
     const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 2");
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 3");
   }();
   return name.c_str();
 }
