@@ -199,6 +199,16 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
                                            ", 1, 1)") != std::string::npos;
       EXPECT_EQ(clustered, cluster > 1) << what;
       EXPECT_EQ(s.source.find("sy_cluster_reduce(a") != std::string::npos, cluster > 1) << what;
+      if (cluster > 1) {
+        // A row's threads count across the cluster, so per-row values are
+        // stored by its first block's first thread only.
+        EXPECT_NE(s.source.find("const sy_i64 row = blockIdx.x / " + std::to_string(cluster) +
+                                ";"), std::string::npos) << what;
+        EXPECT_NE(s.source.find("const int lane = (int)(blockIdx.x % " +
+                                std::to_string(cluster) + ") * " + std::to_string(block) +
+                                " + threadIdx.x;"), std::string::npos) << what;
+        EXPECT_NE(r.source.find("if (lane == 0) out1[row_oout1] = "), std::string::npos) << what;
+      }
     }
   }
 }

@@ -141,10 +141,21 @@ def measure(name, fn, args, nbytes, dt, frac=False):
         row["eager_frac_copy"] = nbytes / (eager * 1e-3) / bw
         row["compiled_frac_copy"] = nbytes / (comp * 1e-3) / bw
     results.append(row)
+    save()  # after every row: a run cut short keeps what it measured
     fr = (f" | {row['eager_frac_copy']:.2f} | {row['compiled_frac_copy']:.2f}" if frac
           else " | | ")
     print(f"| {name} | {eager:.3f} | {comp:.3f} | {compile_s:.1f}{fr} |", flush=True)
     del c
+
+
+def save():
+    if not JSON_PATH:
+        return
+    p = torch.cuda.get_device_properties(0)
+    with open(JSON_PATH, "w") as f:
+        json.dump({"device": p.name, "torch": torch.__version__, "rows": results,
+                   "copy_bytes_per_s": {t: _copy_bw.get(dt) for t, dt in DTYPES.items()}},
+                  f, indent=1)
 
 
 def graphs():
@@ -214,11 +225,7 @@ def main():
     for t, dt in DTYPES.items():
         if dt in _copy_bw:
             print(f"copy bandwidth {t}: {_copy_bw[dt] / 1e9:.0f} GB/s")
-    if JSON_PATH:
-        with open(JSON_PATH, "w") as f:
-            json.dump({"device": p.name, "torch": torch.__version__, "rows": results,
-                       "copy_bytes_per_s": {t: _copy_bw.get(dt) for t, dt in DTYPES.items()}},
-                      f, indent=1)
+    save()
 
 
 if __name__ == "__main__":

@@ -20,13 +20,15 @@
 #          compute-sanitizer memcheck on the generated kernels;
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
-#          warm-disk compiles), alone on the GPU; beside PyTorch's rows
-#          when a `torch` step ran first (compare_torch.py).
+#          warm-disk compiles), alone on the GPU, then — where python3 has
+#          torch, and FUSION_TORCH is not 0 — the `torch` step; at most
+#          240 + 300 s.
 #   torch: bench_fusion_torch.py (PyTorch eager and torch.compile on the
 #          same graphs and sweep, compile times; needs python3 with torch
-#          and Triton, no Switchyard binary), then the side-by-side table
-#          when bench_fusion.json is there (run `bench torch`, or `torch`
-#          in a later call with the same OUT).
+#          and Triton, no Switchyard binary), then compare.txt: ours beside
+#          PyTorch's (compare_torch.py) when bench_fusion.json is there.
+#   rows_sanitizer: compute-sanitizer memcheck and racecheck on the row
+#          kernels at every row length (thread-block clusters included).
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -63,8 +65,16 @@ rm -rf "$SWITCHYARD_CACHE_DIR"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
   echo "cublasLt from: ${CUBLAS:-?}; NVRTC: ${NVRTC_FILE:-not found (fused groups will run unfused)}"
 } 2>&1 | tee "$OUT/summary.txt"
-# Ours beside PyTorch's, once both JSON files are there.
-compare() {
+# PyTorch eager and torch.compile on the same rows, then ours beside them
+# once both JSON files are there.
+torch_rows() {
+  local t0 rc
+  t0=$(date +%s)
+  timeout 300 python3 tools/bench/fusion/bench_fusion_torch.py --repeats=30 \
+    --json="$OUT/torch.json" > "$OUT/bench_fusion_torch.txt" 2>&1
+  rc=$?
+  echo "== torch exit $rc took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+  cat "$OUT/bench_fusion_torch.txt"
   if [ -s "$OUT/bench_fusion.json" ] && [ -s "$OUT/torch.json" ]; then
     python3 tools/bench/fusion/compare_torch.py "$OUT/bench_fusion.json" "$OUT/torch.json" \
       2>&1 | tee "$OUT/compare.txt" | tee -a "$OUT/summary.txt"
@@ -117,13 +127,18 @@ for step in "$@"; do
         --benchmark_out_format=json > "$OUT/bench_fusion.txt" 2>&1
       echo "== bench took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
       cat "$OUT/bench_fusion.txt"
-      compare ;;
-    torch)
-      t0=$(date +%s)
-      timeout 540 python3 tools/bench/fusion/bench_fusion_torch.py --json="$OUT/torch.json" \
-        > "$OUT/bench_fusion_torch.txt" 2>&1
-      echo "== torch exit $? took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
-      cat "$OUT/bench_fusion_torch.txt"
-      compare ;;
+      if [ "${FUSION_TORCH:-1}" != 0 ] && python3 -c 'import torch' 2>/dev/null; then
+        torch_rows
+      fi ;;
+    torch) torch_rows ;;
+    rows_sanitizer)
+      for tool in memcheck racecheck; do
+        run timeout 280 "$SANITIZER" --tool $tool --print-limit 20 \
+          $BIN/cuda_fusion_test --gtest_brief=1 \
+          --gtest_filter='CudaFusion.RowReductionsAtEveryRowLength' > "$OUT/rows_$tool.log" 2>&1
+        echo "== rows_sanitizer $tool exit $?" >> "$OUT/summary.txt"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|Invalid|out of bounds|hazard" \
+          "$OUT/rows_$tool.log" | head -20 | tee -a "$OUT/summary.txt"
+      done ;;
   esac
 done
