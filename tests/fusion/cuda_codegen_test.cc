@@ -224,10 +224,16 @@ TEST_F(CudaCodegen, LongRowsWithoutClustersAreReadPerStage) {
   EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
   EXPECT_EQ(g.source.find("c0["), std::string::npos) << g.source;
   CompileFor(g, ir, "softmax sm_80", 80);
-  // f64 keeps 16 elements per thread: 262144 needs more than 8 × 1024.
+  // f64 keeps 16 elements per thread: 262144 needs more than 8 × 1024,
+  // 65536 a cluster of 8 × 512 (reducing doubles across it).
   const GeneratedKernel f64 = Generate(Softmax(SY_DTYPE_F64, 3, 262144), "f64");
   EXPECT_EQ(f64.vector.cluster, 1);
   EXPECT_EQ(f64.source.find("c0["), std::string::npos);
+  const GeneratedKernel f64c = Compile(Softmax(SY_DTYPE_F64, 3, 65536), "f64 cluster");
+  EXPECT_EQ(f64c.vector.cluster, 8);
+  EXPECT_EQ(f64c.vector.block, 512);
+  EXPECT_NE(f64c.source.find("sy_cluster_reduce(a2, sy_max(), sy_buf_d, sy_slot_d + 0"),
+            std::string::npos) << f64c.source;
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -7,23 +7,40 @@
 // Note [CUDA fused kernels]: every shape and stride is a constant of the
 // source, so index math folds and a kernel is specialized to its call.
 //   - Elementwise kernels walk the domain with a grid-stride loop. Where
-//     every operand is contiguous or broadcast along the innermost dim (the
-//     usual case once the host has merged dims), each thread takes VEC
-//     consecutive elements with one 16-byte load or store per operand
-//     (VEC = 16 / the widest element); a second entry point without vector
-//     accesses serves operands that are not 16-byte aligned.
-//   - Row kernels (reductions) give a row to a warp when it is at most 1024
-//     elements long (8 rows per block of 256) and to a block otherwise,
-//     128 to 1024 threads sized by the row length; each stage walks the row
-//     (vectorized the same way), reductions combine with warp shuffles and,
-//     across warps, shared memory, and every thread gets the result. When a
-//     thread's share of the row is at most 32 elements the inputs a later
-//     stage reads again stay in registers, so the row is read from memory
-//     once (softmax: max, sum and the output in one read); longer rows are
-//     read again per stage (from L2 while it holds them).
+//     every operand is contiguous over the domain (or one element), the
+//     walk is flat: VEC consecutive elements per step with one 16-byte
+//     load or store per operand (VEC = 16 / the widest element), whatever
+//     the innermost extent, and the last numel % VEC elements as a scalar
+//     tail. Otherwise, where every operand is unit or zero along the
+//     innermost dim, the walk is per row with VEC the widest width (16, 8,
+//     4 bytes …) that divides the rows and keeps their starts aligned. A
+//     second entry point without vector accesses serves operands that are
+//     not 16-byte aligned.
+//   - Row kernels (reductions): Note [Row kernel shapes]. Reductions
+//     combine with warp shuffles, across warps through shared memory, and
+//     across a cluster's blocks through distributed shared memory; every
+//     thread gets the result.
 //   - Values compute in float (double for f64); f16 and bf16 round after
-//     every instruction, through inline PTX and bit operations — the
-//     source includes no header, so NVRTC needs none.
+//     every instruction, through inline PTX (one cvt per rounding; bf16's
+//     is bit operations before sm_80) — the source includes no header, so
+//     NVRTC needs none.
+//
+// Note [Row kernel shapes]: a row of up to 1024 elements goes to a warp
+// (8 rows per block of 256); a longer one to a block, or on sm_90 to a
+// thread-block cluster (__cluster_dims__, so a plain launch forms it).
+// Inputs that more than one stage reads per element (softmax's x: max,
+// sum, output) are kept in registers as they are stored, v-wide — at most
+// 128 bytes per thread and input (32 f32, 64 bf16 values) — so the row
+// is read from memory once. The thread count follows: enough threads
+// that each keeps at most 128 bytes, a block of 128 … 512 threads; past
+// 512 threads a cluster of up to 8 blocks of 512 (two such blocks fit an
+// SM: 128 registers a thread), else of 1024. A row more than 8 × 1024
+// threads can keep (f32 beyond 262144, f64 beyond 131072), or a long row
+// before sm_90, is read again per stage (from L2 while it holds it).
+// Rows with nothing to keep take about 8 vector accesses per thread and
+// stage. The scalar entry keeps one element per register, so it keeps
+// bf16 rows up to 8192 only. These numbers are reasoned, not yet measured
+// or autotuned (docs/fusion.md, "Row kernels" and "Not yet").
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
