@@ -236,6 +236,51 @@ TEST_F(CudaCodegen, LongRowsWithoutClustersAreReadPerStage) {
             std::string::npos) << f64c.source;
 }
 
+// SWITCHYARD_CUDA_FUSED_ROWS's options reshape the row kernels (a tuning
+// knob until the autotuner picks shapes); bad values name the bad part.
+TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
+  CodegenOptions o;
+  std::string error;
+  ASSERT_TRUE(ParseRowOptions("kept=64,block=256", &o, &error)) << error;
+  EXPECT_EQ(o.row_kept_bytes, 64);
+  EXPECT_EQ(o.row_max_block, 256);
+  ASSERT_TRUE(ParseRowOptions("block=1024", &o, &error)) << error;
+  EXPECT_EQ(o.row_max_block, 1024);
+  EXPECT_EQ(o.row_kept_bytes, 64);  // left as it was
+  for (const char* bad : {"block=300", "block=2048", "kept=2", "kept=", "threads=256",
+                          "block=256,kept=x"}) {
+    CodegenOptions fresh;
+    EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
+    EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024> or block=<a power of two, 32 to "
+                         "1024>"), std::string::npos) << error;
+    EXPECT_EQ(fresh.row_max_block, 512) << bad;
+  }
+  EXPECT_FALSE(ParseRowOptions("block=300", &o, &error));
+  EXPECT_EQ(error.find("'block=300' in 'block=300'"), 0u) << error;
+
+  // f32 rows of 16384 keep 32 values a thread: 512 threads, one block by
+  // default; with block=256 a cluster of 2 × 256; with kept=64, 1024
+  // threads as a cluster of 2 × 512.
+  const Ir ir = Softmax(SY_DTYPE_F32, 4, 16384);
+  const sy_fused_kernel_t k = ir.Abi();  // views into ir
+  GeneratedKernel g;
+  CodegenOptions shaped;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 512);
+  EXPECT_EQ(g.vector.cluster, 1);
+  shaped.row_max_block = 256;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 256);
+  EXPECT_EQ(g.vector.cluster, 2);
+  EXPECT_EQ(g.vector.grid, 8);
+  shaped.row_max_block = 512;
+  shaped.row_kept_bytes = 64;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 512);
+  EXPECT_EQ(g.vector.cluster, 2);
+  EXPECT_NE(g.source.find("sy_vec<float, 4> c0[4];"), std::string::npos) << g.source;
+}
+
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's
 // arithmetic), with bit operations before; both compile.
 TEST_F(CudaCodegen, Bf16RoundsInHardwareFromSm80) {

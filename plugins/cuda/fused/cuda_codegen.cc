@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -505,7 +506,6 @@ class Generator {
   // ---- Row kernels ------------------------------------------------------------
 
   // Note [Row kernel shapes] (cuda_codegen.h) is the why of these numbers.
-  static constexpr int kKeptBytes = 128;  // per thread and kept input
   static constexpr int kMaxCluster = 8;   // the portable cluster size
 
   struct RowPlan {
@@ -539,20 +539,21 @@ class Generator {
     // Rows of up to 1024 elements go to a warp, longer ones to a block.
     p.warp = row_length_ <= 1024;
     if (p.warp) return p;
-    // Threads enough that each keeps at most kKeptBytes of every kept
+    // Threads enough that each keeps at most row_kept_bytes of every kept
     // input (else about 8 vector accesses per stage).
-    const int64_t per_thread =
-        p.kept_size > 0 ? kKeptBytes / p.kept_size : int64_t{8} * std::max(vec_, 1);
+    const int64_t per_thread = p.kept_size > 0
+                                   ? std::max<int64_t>(1, o_.row_kept_bytes / p.kept_size)
+                                   : int64_t{8} * std::max(vec_, 1);
     const int64_t threads = (row_length_ + per_thread - 1) / per_thread;
     p.block = 128;
     while (p.block < 1024 && p.block < threads) p.block *= 2;
-    // A row that needs more than 512 threads to stay in registers spreads
-    // over a cluster (sm_90+): 512-thread blocks where 8 of them suffice
-    // (two fit an SM, with 128 registers per thread), else 1024. Beyond
-    // 8 × 1024 threads, or before sm_90, one block re-reads the row per
-    // stage.
-    if (threads > 512 && p.kept_size > 0 && o_.arch >= 90) {
-      for (int block : {512, 1024}) {
+    // A row that needs more than row_max_block threads to stay in
+    // registers spreads over a cluster (sm_90+): blocks of row_max_block
+    // where 8 of them suffice (512: two fit an SM, with 128 registers per
+    // thread), else twice as large, up to 1024. Beyond 8 × 1024 threads,
+    // or before sm_90, one block re-reads the row per stage.
+    if (threads > o_.row_max_block && p.kept_size > 0 && o_.arch >= 90) {
+      for (int block = std::max(32, o_.row_max_block); block <= 1024; block *= 2) {
         int cluster = 1;
         while (cluster < kMaxCluster && int64_t{cluster} * block < threads) cluster *= 2;
         if (int64_t{cluster} * block >= threads) {
@@ -599,7 +600,7 @@ class Generator {
     // (iters is 0 for rows of length 0: nothing to keep.) One element per
     // step takes a whole register, however narrow.
     const int64_t kept_bytes = iters * (v > 1 ? v * plan.kept_size : std::max(plan.kept_size, 4));
-    const bool cache = plan.kept_size > 0 && iters >= 1 && kept_bytes <= kKeptBytes;
+    const bool cache = plan.kept_size > 0 && iters >= 1 && kept_bytes <= o_.row_kept_bytes;
     std::string attrs = "__launch_bounds__(" + std::to_string(plan.block) + ")";
     if (plan.cluster > 1) {
       attrs = "__cluster_dims__(" + std::to_string(plan.cluster) + ", 1, 1) " + attrs;
@@ -864,6 +865,32 @@ std::string EntryName(const char* name) {
     out += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
   }
   return out;
+}
+
+bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error) {
+  CodegenOptions parsed = *out;  // *out changes only when all of text parses
+  CodegenOptions* options = &parsed;
+  std::stringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const size_t eq = part.find('=');
+    const std::string key = part.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    const bool number = !value.empty() && end != nullptr && *end == '\0';
+    if (key == "kept" && number && n >= 4 && n <= 1024) {
+      options->row_kept_bytes = static_cast<int>(n);
+    } else if (key == "block" && number && n >= 32 && n <= 1024 && (n & (n - 1)) == 0) {
+      options->row_max_block = static_cast<int>(n);
+    } else {
+      *error = "'" + part + "' in '" + text +
+               "' is not kept=<bytes, 4 to 1024> or block=<a power of two, 32 to 1024>";
+      return false;
+    }
+  }
+  *out = parsed;
+  return true;
 }
 
 bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options,

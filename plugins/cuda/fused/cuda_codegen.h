@@ -77,7 +77,18 @@ struct GeneratedKernel {
 struct CodegenOptions {
   int sm_count = 132;  // caps grid-stride grids
   int arch = 90;       // major * 10 + minor: clusters from 90 on
+  // Row kernels (Note [Row kernel shapes]): the bytes of each kept input a
+  // thread holds in registers, at most, and the largest block before a
+  // row spreads over a cluster (a power of two, 32 … 1024).
+  int row_kept_bytes = 128;
+  int row_max_block = 512;
 };
+
+// Row-kernel options from "kept=<bytes>,block=<threads>" (either part may
+// be left out; SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md): false with
+// *error naming the part that is wrong, and *out unchanged. kept: 4 …
+// 1024; block: a power of two, 32 … 1024.
+bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
 
 // The source for `kernel`; false with *error for an IR it cannot handle.
 bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options,

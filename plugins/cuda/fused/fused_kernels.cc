@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +49,36 @@ sy_error_t* Info(int device, DeviceInfo* out) {
   return nullptr;
 }
 
+// SWITCHYARD_CUDA_FUSED_ROWS (docs/fusion.md, "Row kernels"): the row
+// kernels' shape options, read once per process (secure_getenv: ignored
+// under setuid). A value that does not parse fails every compile with
+// the reason, so the groups run unfused and their description says why.
+struct RowEnv {
+  CodegenOptions options;
+  std::string text;   // as set; "" when unset
+  std::string error;  // "" when it parsed
+};
+
+const RowEnv& RowOptions() {
+  static const RowEnv* const env = [] {
+    auto* e = new RowEnv;
+#if defined(__GLIBC__)
+    const char* v = secure_getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+#else
+    const char* v = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+#endif
+    if (v != nullptr && v[0] != '\0') {
+      e->text = v;
+      std::string why;
+      if (!ParseRowOptions(e->text, &e->options, &why)) {
+        e->error = StrCat("SWITCHYARD_CUDA_FUSED_ROWS: ", why, "; fix or unset it");
+      }
+    }
+    return e;
+  }();
+  return *env;
+}
+
 // Loads the CUBIN and finds its entry points.
 sy_error_t* Load(Compiled& c) {
   cudaError_t e = cudaSetDevice(c.device);
@@ -73,9 +104,13 @@ sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, De
   if (kernel == nullptr) {
     return MakeError(SY_STATUS_INVALID_ARGUMENT, "cuda plugin: compile_fused: no kernel given");
   }
+  const RowEnv& rows = RowOptions();
+  if (!rows.error.empty()) {
+    return MakeError(SY_STATUS_INVALID_ARGUMENT, StrCat("cuda plugin: compile_fused: ", rows.error));
+  }
   SY_PLUGIN_RETURN_IF_ERROR(Info(device, info));
   std::string error;
-  CodegenOptions options;
+  CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
   options.arch = info->arch;
   if (!GenerateCuda(*kernel, options, &c.gen, &error)) {
@@ -94,8 +129,13 @@ const char* CompilerName() {
   static const std::string name = [] {
     std::string why;
     const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
+    // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS get disk-cache keys of
+    // their own.
+    const RowEnv& rows = RowOptions();
+    const std::string shaped = rows.text.empty() ? "" : StrCat(" rows ", rows.text);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 3");
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 3",
+                                     shaped);
   }();
   return name.c_str();
 }

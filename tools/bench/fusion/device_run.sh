@@ -29,6 +29,9 @@
 #          PyTorch's (compare_torch.py) when bench_fusion.json is there.
 #   rows_sanitizer: compute-sanitizer memcheck and racecheck on the row
 #          kernels at every row length (thread-block clusters included).
+#   rowshapes: bench_fusion's cuda/rowlen rows again under other row-kernel
+#          shapes (SWITCHYARD_CUDA_FUSED_ROWS=block=256, block=1024, kept=64,
+#          kept=256; ROW_SHAPES overrides the list), to pick the default.
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -91,6 +94,12 @@ for step in "$@"; do
         --gtest_filter='CudaFusion.WithoutNvrtc*' > "$OUT/without_nvrtc.log" 2>&1 &
       run timeout 120 $BIN/cuda_codegen_test --gtest_brief=1 > "$OUT/codegen_test.log" 2>&1 &
       wait
+      # Row kernels of other shapes (SWITCHYARD_CUDA_FUSED_ROWS), and a bad value.
+      run env SWITCHYARD_CUDA_FUSED_ROWS=block=256 timeout 100 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowShapesFromTheEnvironment:CudaFusionHooks.*' \
+        > "$OUT/row_shapes.log" 2>&1
+      run env SWITCHYARD_CUDA_FUSED_ROWS=block=300 timeout 100 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
       # The generated kernels under memcheck: vector and scalar entries,
       # warp and block row kernels (the smaller row lengths of the sweep).
       run timeout 150 "$SANITIZER" --tool memcheck --print-limit 20 \
@@ -101,7 +110,7 @@ for step in "$@"; do
         --gtest_filter='CudaFusion.Unaligned*' >> "$OUT/sanitizer.log" 2>&1
       {
         echo "== tests took $(( $(date +%s) - t0 )) s"
-        for log in fusion_test cuda_fusion_test without_nvrtc codegen_test; do
+        for log in fusion_test cuda_fusion_test without_nvrtc codegen_test row_shapes; do
           echo "== $log"
           grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|Failure|error:" "$OUT/$log.log" | head -40
         done
@@ -131,6 +140,18 @@ for step in "$@"; do
         torch_rows
       fi ;;
     torch) torch_rows ;;
+    rowshapes)
+      # The row-length sweep again with other row-kernel shapes
+      # (SWITCHYARD_CUDA_FUSED_ROWS; Note [Row kernel shapes]), to choose
+      # the default from measurements. ~30 s each.
+      for shape in ${ROW_SHAPES:-block=256 block=1024 kept=64 kept=256}; do
+        run env SWITCHYARD_CUDA_FUSED_ROWS=$shape timeout 100 $BIN/bench_fusion \
+          --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
+          --benchmark_counters_tabular=true > "$OUT/rowshapes_$shape.txt" 2>&1
+        { echo "== rowshapes $shape (exit $?)"
+          grep -E "^cuda/rowlen" "$OUT/rowshapes_$shape.txt" | awk '{print $1, $2, $3, $NF}'; } \
+          | tee -a "$OUT/summary.txt"
+      done ;;
     rows_sanitizer)
       for tool in memcheck racecheck; do
         run timeout 280 "$SANITIZER" --tool $tool --print-limit 20 \
