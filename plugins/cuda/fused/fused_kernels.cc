@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "cuda_device.h"
 #include "cuda_util.h"
@@ -94,6 +95,33 @@ sy_error_t* Load(Compiled& c) {
     c.library = nullptr;
     return CudaError(e, "cuda plugin: fused kernel",
                      StrCat("loading the compiled kernel '", c.name, "' failed"));
+  }
+  // A row kernel on a thread-block cluster must be able to run a cluster
+  // at all (a GPU partition with too few SMs per GPC could not): else the
+  // group runs unfused, saying why, instead of failing every launch. An
+  // occupancy query that itself fails proves nothing and is ignored.
+  for (const auto& [kernel, shape] : {std::pair{c.vector, &c.gen.vector},
+                                      std::pair{c.scalar, &c.gen.scalar}}) {
+    if (kernel == nullptr || shape->cluster <= 1) continue;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(shape->cluster));
+    config.blockDim = dim3(static_cast<unsigned>(shape->block));
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel),
+                                       &config) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    if (clusters == 0) {
+      cudaLibraryUnload(c.library);
+      c.library = nullptr;
+      return MakeError(SY_STATUS_UNIMPLEMENTED,
+                       StrCat("cuda plugin: fused kernel '", c.name, "': device ", c.device,
+                              " cannot run a cluster of ", shape->cluster, " blocks of ",
+                              shape->block, " threads (Note [Row kernel shapes]); "
+                              "SWITCHYARD_CUDA_FUSED_ROWS=block=1024 or kept=256 asks for "
+                              "fewer blocks"));
+    }
   }
   return nullptr;
 }
