@@ -1,9 +1,12 @@
 // The cuda plugin's code generator (plugins/cuda/fused/cuda_codegen.h) and
 // NVRTC loader, on machines without a GPU: hand-written kernels that reach
 // every path of the generator — elementwise with and without 16-byte
-// accesses, rows given to a warp (with the row kept in registers) or to a
-// block or a thread-block cluster (sm_90), several reduced dims, per-row outputs, empty rows, rank 0, every
-// storage dtype — are generated and compiled by NVRTC for sm_80 and sm_90.
+// accesses (per row, or flat with a scalar tail), rows given to a warp
+// (with the row kept in registers), a block or a thread-block cluster
+// (sm_90) with the shapes of bench_fusion's sweep, several reduced dims,
+// per-row outputs, empty rows, rank 0, every storage dtype, the row-shape
+// options — are generated and compiled by NVRTC for sm_80 and sm_90 (and
+// bf16's bit-operation rounding for sm_75).
 // NVRTC's own failures come back as errors that say what to do:
 // NvrtcLoading.* run in processes of their own (ctest sets
 // SWITCHYARD_NVRTC_LIBRARY and SWITCHYARD_TEST_NVRTC_CASE) and skip otherwise.

@@ -134,7 +134,8 @@ sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, De
   }
   const RowEnv& rows = RowOptions();
   if (!rows.error.empty()) {
-    return MakeError(SY_STATUS_INVALID_ARGUMENT, StrCat("cuda plugin: compile_fused: ", rows.error));
+    return MakeError(SY_STATUS_INVALID_ARGUMENT,
+                     StrCat("cuda plugin: compile_fused: ", rows.error));
   }
   SY_PLUGIN_RETURN_IF_ERROR(Info(device, info));
   std::string error;
