@@ -292,13 +292,16 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's
-// arithmetic), with bit operations before; both compile.
+// arithmetic), with bit operations before; max and min too; both compile.
 TEST_F(CudaCodegen, Bf16RoundsInHardwareFromSm80) {
   const Ir ir = Softmax(SY_DTYPE_BF16, 4, 64);
   const GeneratedKernel g = Generate(ir, "bf16");
   EXPECT_NE(g.source.find("cvt.rn.bf16.f32"), std::string::npos);
   EXPECT_NE(g.source.find("#if __CUDA_ARCH__ >= 800"), std::string::npos);
+  // So do NaN-propagating max and min (softmax's max).
+  EXPECT_NE(g.source.find("max.NaN.f32"), std::string::npos);
   CompileFor(g, ir, "bf16 sm_75", 75);
+  CompileFor(g, ir, "bf16 sm_80", 80);
 }
 
 // A row's input kept in registers by the first stage holds converted

@@ -179,18 +179,6 @@ SY_INLINE float sy_minf(float a, float b) { float r; asm("min.NaN.f32 %0, %1, %2
 SY_INLINE float sy_maxf(float a, float b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
 SY_INLINE float sy_minf(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 #endif
-// a / b, correctly rounded, for b the same across the loop (a row's sum):
-// 1/b is computed once (the compiler hoists or shares it), then one FMA
-// step corrects the product's rounding (Markstein: exact while 1/b and the
-// quotient are normal floats). Elsewhere — zeros, infinities, NaN,
-// subnormals, near overflow — the plain division.
-SY_INLINE float sy_div_row(float a, float b) {
-  const float r = 1.f / b;
-  const float q = a * r;
-  const float aq = fabsf(q), ab = fabsf(b);
-  if (ab > 1e-36f && ab < 1e36f && aq > 1e-36f && aq < 1e36f) return fmaf(fmaf(-q, b, a), r, q);
-  return a / b;
-}
 SY_INLINE double sy_maxd(double a, double b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
 SY_INLINE double sy_mind(double a, double b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 SY_INLINE float sy_sigmoidf(float x) { float e = expf(-fabsf(x)); float s = 1.f / (1.f + e); return x >= 0.f ? s : e * s; }
@@ -404,14 +392,7 @@ class Generator {
       default: {
         // Compares compute in their operands' type and give a float 0/1.
         const bool w_op = IsCompare(in.op) ? Wide(k_.instrs[in.a].dtype) : wide;
-        // Per-element division by a per-row value (softmax's sum): its
-        // reciprocal once per row.
-        const bool div_row = in.op == SY_FUSED_DIV && !w_op && in.row_level == 0 &&
-                             in.b >= 0 && k_.instrs[in.b].row_level == 1;
-        const std::string e =
-            div_row ? "sy_div_row(" + arg(in.a) + ", " + arg(in.b) + ")"
-                    : ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b),
-                                                  arg(in.c));
+        const std::string e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
         w.Line(std::string("const ") + type + " " + name + " = " +
                (wide ? e : Round(in.dtype, e)) + ";");
         return;
