@@ -20,6 +20,9 @@
 //     combine with warp shuffles, across warps through shared memory, and
 //     across a cluster's blocks through distributed shared memory; every
 //     thread gets the result.
+//   - Vector stores are one st.global of 16 (8, 4, 2) bytes, elements
+//     packed into 32-bit words (sy_store): a store of the vector type is
+//     split by NVCC into one store per element after control flow.
 //   - Values compute in float (double for f64); f16 and bf16 round after
 //     every instruction, through inline PTX (one cvt per rounding; bf16's
 //     is bit operations before sm_80) — the source includes no header, so
