@@ -258,11 +258,11 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(o.row_max_block, 1024);
   EXPECT_EQ(o.row_kept_bytes, 64);  // left as it was
   for (const char* bad : {"block=300", "block=2048", "kept=2", "kept=", "threads=256",
-                          "block=256,kept=x"}) {
+                          "block=256,kept=x", "cluster=3", "cluster=16"}) {
     CodegenOptions fresh;
     EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
-    EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024> or block=<a power of two, 32 to "
-                         "1024>"), std::string::npos) << error;
+    EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
+                         "1024> or cluster=<1, 2, 4 or 8>"), std::string::npos) << error;
     EXPECT_EQ(fresh.row_max_block, 512) << bad;
   }
   EXPECT_FALSE(ParseRowOptions("block=300", &o, &error));
@@ -289,6 +289,12 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(g.vector.block, 512);
   EXPECT_EQ(g.vector.cluster, 2);
   EXPECT_NE(g.source.find("sy_vec<float, 4> c0[4];"), std::string::npos) << g.source;
+  // cluster=1: no clusters; one block of 1024 threads.
+  ASSERT_TRUE(ParseRowOptions("cluster=1", &shaped, &error)) << error;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 1);
+  EXPECT_EQ(g.vector.block, 1024);
+  EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -335,7 +335,7 @@ TEST_F(CudaFusion, RowShapesFromTheEnvironment) {
       EXPECT_EQ(stats.unfused_groups, bad ? 1 : 0) << what << "\n" << description_;
       if (bad) {
         EXPECT_NE(description_.find("SWITCHYARD_CUDA_FUSED_ROWS: 'block=300' in 'block=300' is "
-                                    "not kept=<bytes, 4 to 1024> or block=<a power of two"),
+                                    "not kept=<bytes, 4 to 1024>, block=<a power of two"),
                   std::string::npos) << description_;
       }
     }

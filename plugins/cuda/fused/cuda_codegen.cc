@@ -596,10 +596,11 @@ class Generator {
     // where 8 of them suffice (512: two fit an SM, with 128 registers per
     // thread), else twice as large, up to 1024. Beyond 8 × 1024 threads,
     // or before sm_90, one block re-reads the row per stage.
-    if (threads > o_.row_max_block && p.kept_size > 0 && o_.arch >= 90) {
+    const int max_cluster = std::min(kMaxCluster, o_.row_max_cluster);
+    if (threads > o_.row_max_block && p.kept_size > 0 && o_.arch >= 90 && max_cluster > 1) {
       for (int block = std::max(32, o_.row_max_block); block <= 1024; block *= 2) {
         int cluster = 1;
-        while (cluster < kMaxCluster && int64_t{cluster} * block < threads) cluster *= 2;
+        while (cluster < max_cluster && int64_t{cluster} * block < threads) cluster *= 2;
         if (int64_t{cluster} * block >= threads) {
           p.block = block;
           p.cluster = cluster;
@@ -925,9 +926,12 @@ bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* 
       options->row_kept_bytes = static_cast<int>(n);
     } else if (key == "block" && number && n >= 32 && n <= 1024 && (n & (n - 1)) == 0) {
       options->row_max_block = static_cast<int>(n);
+    } else if (key == "cluster" && number && n >= 1 && n <= 8 && (n & (n - 1)) == 0) {
+      options->row_max_cluster = static_cast<int>(n);
     } else {
       *error = "'" + part + "' in '" + text +
-               "' is not kept=<bytes, 4 to 1024> or block=<a power of two, 32 to 1024>";
+               "' is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to 1024> or "
+               "cluster=<1, 2, 4 or 8>";
       return false;
     }
   }

@@ -85,12 +85,13 @@ struct CodegenOptions {
   // row spreads over a cluster (a power of two, 32 … 1024).
   int row_kept_bytes = 128;
   int row_max_block = 512;
+  int row_max_cluster = 8;  // 1: no clusters
 };
 
-// Row-kernel options from "kept=<bytes>,block=<threads>" (either part may
-// be left out; SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md): false with
-// *error naming the part that is wrong, and *out unchanged. kept: 4 …
-// 1024; block: a power of two, 32 … 1024.
+// Row-kernel options from "kept=<bytes>,block=<threads>,cluster=<blocks>"
+// (any part may be left out; SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md):
+// false with *error naming the part that is wrong, and *out unchanged.
+// kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8.
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
 
 // The source for `kernel`; false with *error for an IR it cannot handle.

@@ -31,7 +31,8 @@
 #          kernels at every row length (thread-block clusters included).
 #   rowshapes: bench_fusion's cuda/rowlen rows again under other row-kernel
 #          shapes (SWITCHYARD_CUDA_FUSED_ROWS=block=256, block=1024, kept=64,
-#          kept=256; ROW_SHAPES overrides the list), to pick the default.
+#          kept=256, cluster=1 (no clusters); ROW_SHAPES overrides the
+#          list), to pick the default.
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -144,7 +145,7 @@ for step in "$@"; do
       # The row-length sweep again with other row-kernel shapes
       # (SWITCHYARD_CUDA_FUSED_ROWS; Note [Row kernel shapes]), to choose
       # the default from measurements. ~30 s each.
-      for shape in ${ROW_SHAPES:-block=256 block=1024 kept=64 kept=256}; do
+      for shape in ${ROW_SHAPES:-block=256 block=1024 kept=64 kept=256 cluster=1}; do
         run env SWITCHYARD_CUDA_FUSED_ROWS=$shape timeout 100 $BIN/bench_fusion \
           --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
           --benchmark_counters_tabular=true > "$OUT/rowshapes_$shape.txt" 2>&1
