@@ -1,9 +1,12 @@
 // The cuda plugin's code generator (plugins/cuda/fused/cuda_codegen.h) and
 // NVRTC loader, on machines without a GPU: hand-written kernels that reach
 // every path of the generator — elementwise with and without 16-byte
-// accesses, rows given to a warp (with the row kept in registers) or to a
-// block, several reduced dims, per-row outputs, empty rows, rank 0, every
-// storage dtype — are generated and compiled by NVRTC for sm_80 and sm_90.
+// accesses (per row, or flat with a scalar tail), rows given to a warp
+// (with the row kept in registers), a block or a thread-block cluster
+// (sm_90) with the shapes of bench_fusion's sweep, several reduced dims,
+// per-row outputs, empty rows, rank 0, every storage dtype, the row-shape
+// options — are generated and compiled by NVRTC for sm_80 and sm_90 (and
+// bf16's bit-operation rounding for sm_75).
 // NVRTC's own failures come back as errors that say what to do:
 // NvrtcLoading.* run in processes of their own (ctest sets
 // SWITCHYARD_NVRTC_LIBRARY and SWITCHYARD_TEST_NVRTC_CASE) and skip otherwise.
@@ -42,17 +45,27 @@ class CudaCodegen : public ::testing::Test {
   // oldest architecture the plugin is built for). Each NVRTC compile costs
   // 50-100 ms of CI time, hence few cases.
   GeneratedKernel Compile(const Ir& ir, const std::string& what, bool sm80 = false) {
+    GeneratedKernel gen = Generate(ir, what);
+    if (sm80) CompileFor(Generate(ir, what, 80), ir, what, 80);
+    CompileFor(gen, ir, what, 90);
+    return gen;
+  }
+
+  // The source for `arch` (what the plugin generates for such a device).
+  static GeneratedKernel Generate(const Ir& ir, const std::string& what, int arch = 90) {
     GeneratedKernel gen;
     std::string error;
+    CodegenOptions options;
+    options.arch = arch;
     const sy_fused_kernel_t k = ir.Abi();
-    EXPECT_TRUE(GenerateCuda(k, CodegenOptions{}, &gen, &error)) << what << ": " << error;
-    for (int arch : {90, 80}) {
-      if (arch == 80 && !sm80) continue;
-      std::string cubin;
-      EXPECT_TRUE(nvrtc_->Compile(gen.source, arch, EntryName(k.name), &cubin, &error))
-          << what << " sm_" << arch << ": " << error << "\n" << gen.source;
-    }
+    EXPECT_TRUE(GenerateCuda(k, options, &gen, &error)) << what << ": " << error;
     return gen;
+  }
+
+  void CompileFor(const GeneratedKernel& gen, const Ir& ir, const std::string& what, int arch) {
+    std::string cubin, error;
+    EXPECT_TRUE(nvrtc_->Compile(gen.source, arch, EntryName(ir.Abi().name), &cubin, &error))
+        << what << " sm_" << arch << ": " << error << "\n" << gen.source;
   }
 
   const NvrtcCompiler* nvrtc_ = nullptr;
@@ -71,6 +84,7 @@ TEST_F(CudaCodegen, ElementwiseVectorWidthFollowsTheWidestOperand) {
   }
 }
 
+// (With y broadcast over rows, the walk is per row: VEC must divide them.)
 TEST_F(CudaCodegen, StridedOrOddShapedOperandsGetTheScalarEntryOnly) {
   // x transposed (stride 64 along the innermost dim).
   const GeneratedKernel t = Compile(Chain(SY_DTYPE_F32, 64, 256, {1, 64}), "transposed");
@@ -84,6 +98,40 @@ TEST_F(CudaCodegen, StridedOrOddShapedOperandsGetTheScalarEntryOnly) {
   EXPECT_EQ(s.vec, 2);
 }
 
+// Operands all contiguous over the domain: a flat walk, 16 bytes at a time
+// whatever the innermost extent, and a scalar tail for numel % VEC — odd
+// bf16 rows are not read element by element.
+TEST_F(CudaCodegen, ContiguousOperandsWalkFlatWithAScalarTail) {
+  for (sy_dtype_t d : {SY_DTYPE_BF16, SY_DTYPE_F32}) {
+    Ir ir = Chain(d, 3, 255, {255, 1});
+    ir.in[1].strides[0] = 255;  // y contiguous too (Chain broadcasts it)
+    const GeneratedKernel g = Compile(ir, "flat chain", d == SY_DTYPE_BF16);
+    const int vec = d == SY_DTYPE_BF16 ? 8 : 4;
+    EXPECT_EQ(g.vec, vec);
+    EXPECT_EQ(g.vector.entry, "sy_chain");
+    EXPECT_EQ(g.aligned_operands, (std::vector<int>{0, 1, 2, 3}));
+    const std::string t = d == SY_DTYPE_BF16 ? "unsigned short, 8" : "float, 4";
+    EXPECT_NE(g.source.find("*reinterpret_cast<const sy_vec<" + t + ">*>(in0 + oin0 + i)"),
+              std::string::npos) << g.source;
+    // 765 elements: 95 groups of 8 and 5 left (bf16), 191 of 4 and 1 (f32).
+    const int64_t groups = 765 / vec, tail = 765 % vec;
+    EXPECT_NE(g.source.find("g < " + std::to_string(groups) + "LL;"), std::string::npos);
+    EXPECT_NE(g.source.find("if (blockIdx.x == 0 && threadIdx.x < " + std::to_string(tail) +
+                            ")"), std::string::npos) << g.source;
+    EXPECT_NE(g.source.find("const sy_i64 t = " + std::to_string(groups * vec) +
+                            "LL + threadIdx.x;"), std::string::npos);
+    EXPECT_NE(g.source.find("out0[t] = "), std::string::npos);
+    EXPECT_NE(g.source.find("sy_store(out0 + oout0 + i, y0);"), std::string::npos) << g.source;
+    EXPECT_NE(g.source.find("sy_store(out1 + oout1 + i, y1);"), std::string::npos) << g.source;
+  }
+  // No tail when VEC divides numel.
+  Ir even = Chain(SY_DTYPE_F32, 4, 6, {6, 1});
+  even.in[1].strides[0] = 6;
+  const GeneratedKernel g = Compile(even, "flat, no tail");
+  EXPECT_EQ(g.vec, 4);
+  EXPECT_EQ(g.source.find("the scalar tail"), std::string::npos);
+}
+
 TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
   for (sy_dtype_t d : kFloat) {
     for (int64_t n : {7, 1024}) {
@@ -93,21 +141,189 @@ TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
     }
     for (int64_t n : {4096, 262144}) {
       const GeneratedKernel g = Compile(Softmax(d, 5, n), "softmax " + std::to_string(n));
-      EXPECT_EQ(g.scalar.grid, 5) << n;  // a block per row
+      // A block per row, or a cluster of blocks (long rows, sm_90).
+      EXPECT_EQ(g.scalar.grid, 5 * g.scalar.cluster) << n;
       EXPECT_GE(g.scalar.block, 128) << n;
       EXPECT_LE(g.scalar.block, 1024) << n;
     }
   }
 }
 
+// Note [Row kernel shapes]: over bench_fusion's sweep (rows × cols = 2^26)
+// softmax and rms_norm read their row from memory once — kept in registers
+// as stored, 16 bytes at a time (f32: 4, bf16: 8 elements), at most 128
+// bytes per thread — with a thread-block cluster per row where one block
+// of 512 threads cannot hold it (sm_90).
+TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
+  struct Want {
+    int64_t n;
+    int block, cluster;
+  };
+  const Want f32[] = {{256, 256, 1},   {1024, 256, 1},  {4096, 128, 1},
+                      {16384, 512, 1}, {65536, 512, 4}, {262144, 1024, 8}};
+  const Want bf16_wants[] = {{256, 256, 1},   {1024, 256, 1},  {4096, 128, 1},
+                             {16384, 256, 1}, {65536, 512, 2}, {262144, 512, 8}};
+  for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const bool bf16 = d == SY_DTYPE_BF16;
+    const std::string t = bf16 ? "unsigned short, 8" : "float, 4";
+    for (const Want& want : bf16 ? bf16_wants : f32) {
+      const int64_t rows = (int64_t{1} << 26) / want.n;
+      const std::string what = std::string(bf16 ? "bf16 " : "f32 ") + std::to_string(want.n);
+      // Softmax compiles at every length; rms_norm's source is checked.
+      const GeneratedKernel s = want.n == 262144 || want.n == 1024 || want.n == 16384
+                                    ? Compile(Softmax(d, rows, want.n), "softmax " + what)
+                                    : Generate(Softmax(d, rows, want.n), "softmax " + what);
+      const GeneratedKernel r = Generate(RmsNorm(d, {rows, want.n}, 1), "rms_norm " + what);
+      for (const GeneratedKernel* g : {&s, &r}) {
+        EXPECT_EQ(g->vec, bf16 ? 8 : 4) << what;
+        const std::string& src = g->source;
+        const size_t vector_entry = src.find(" " + g->vector.entry + "(");
+        ASSERT_NE(vector_entry, std::string::npos) << what;
+        // x is read once, 16 bytes at a time, and kept (both entries).
+        const std::string load = "*reinterpret_cast<const sy_vec<" + t + ">*>(in0 + oin0)";
+        EXPECT_EQ(src.find(load), src.rfind(load)) << what << "\n" << src;
+        EXPECT_GT(src.find(load), vector_entry) << what;
+        EXPECT_NE(src.find("sy_vec<" + t + "> c0["), std::string::npos) << what << "\n" << src;
+        EXPECT_NE(src.find("const sy_vec<" + t + "> x0 = c0[it];"), std::string::npos) << what;
+        // The scalar entry (unaligned rows) keeps one element per register:
+        // all of f32's row, bf16's up to 8192.
+        if (!bf16 || want.n <= 8192) {
+          EXPECT_EQ(src.find("__ldg(in0 + oin0)"), src.rfind("__ldg(in0 + oin0)")) << what;
+        }
+        EXPECT_NE(src.find("c0[it] = x0;"), std::string::npos) << what;
+        // Outputs are written 16 bytes at a time, by one st.global.v4
+        // (sy_store), never as the vector assigned through a pointer: NVCC
+        // split that into one 2-byte store per bf16 element after the
+        // division's branch (seen in the PTX).
+        EXPECT_NE(src.find("sy_store(out0 + oout0, y0);"), std::string::npos) << what;
+        EXPECT_EQ(src.find("= y0;"), std::string::npos) << what;
+        EXPECT_NE(src.find("asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\""),
+                  std::string::npos);
+      }
+      const int block = want.block, cluster = want.cluster;
+      EXPECT_EQ(s.vector.block, block) << what;
+      EXPECT_EQ(s.vector.cluster, cluster) << what;
+      EXPECT_EQ(s.scalar.cluster, cluster) << what;
+      EXPECT_EQ(s.vector.grid, (want.n <= 1024 ? rows / 8 : rows) * cluster) << what;
+      const bool clustered = s.source.find("__cluster_dims__(" + std::to_string(cluster) +
+                                           ", 1, 1)") != std::string::npos;
+      EXPECT_EQ(clustered, cluster > 1) << what;
+      EXPECT_EQ(s.source.find("sy_cluster_reduce(a") != std::string::npos, cluster > 1) << what;
+      if (cluster > 1) {
+        // A row's threads count across the cluster, so per-row values are
+        // stored by its first block's first thread only.
+        EXPECT_NE(s.source.find("const sy_i64 row = blockIdx.x / " + std::to_string(cluster) +
+                                ";"), std::string::npos) << what;
+        EXPECT_NE(s.source.find("const int lane = (int)(blockIdx.x % " +
+                                std::to_string(cluster) + ") * " + std::to_string(block) +
+                                " + threadIdx.x;"), std::string::npos) << what;
+        EXPECT_NE(r.source.find("if (lane == 0) out1[row_oout1] = "), std::string::npos) << what;
+      }
+    }
+  }
+}
+
+// Before sm_90 there are no clusters: a row one block cannot keep is read
+// again per stage (correct, slower); the source compiles for sm_80.
+TEST_F(CudaCodegen, LongRowsWithoutClustersAreReadPerStage) {
+  const Ir ir = Softmax(SY_DTYPE_F32, 3, 262144);
+  const GeneratedKernel g = Generate(ir, "softmax sm_80", 80);
+  EXPECT_EQ(g.vector.cluster, 1);
+  EXPECT_EQ(g.vector.block, 1024);
+  EXPECT_EQ(g.vector.grid, 3);
+  EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
+  EXPECT_EQ(g.source.find("c0["), std::string::npos) << g.source;
+  CompileFor(g, ir, "softmax sm_80", 80);
+  // f64 keeps 16 elements per thread: 262144 needs more than 8 × 1024,
+  // 65536 a cluster of 8 × 512 (reducing doubles across it).
+  const GeneratedKernel f64 = Generate(Softmax(SY_DTYPE_F64, 3, 262144), "f64");
+  EXPECT_EQ(f64.vector.cluster, 1);
+  EXPECT_EQ(f64.source.find("c0["), std::string::npos);
+  const GeneratedKernel f64c = Compile(Softmax(SY_DTYPE_F64, 3, 65536), "f64 cluster");
+  EXPECT_EQ(f64c.vector.cluster, 8);
+  EXPECT_EQ(f64c.vector.block, 512);
+  EXPECT_NE(f64c.source.find("sy_cluster_reduce(a2, sy_max(), sy_buf_d, sy_slot_d + 0"),
+            std::string::npos) << f64c.source;
+}
+
+// SWITCHYARD_CUDA_FUSED_ROWS's options reshape the row kernels (a tuning
+// knob until the autotuner picks shapes); bad values name the bad part.
+TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
+  CodegenOptions o;
+  std::string error;
+  ASSERT_TRUE(ParseRowOptions("kept=64,block=256", &o, &error)) << error;
+  EXPECT_EQ(o.row_kept_bytes, 64);
+  EXPECT_EQ(o.row_max_block, 256);
+  ASSERT_TRUE(ParseRowOptions("block=1024", &o, &error)) << error;
+  EXPECT_EQ(o.row_max_block, 1024);
+  EXPECT_EQ(o.row_kept_bytes, 64);  // left as it was
+  for (const char* bad : {"block=300", "block=2048", "kept=2", "kept=", "threads=256",
+                          "block=256,kept=x", "cluster=3", "cluster=16"}) {
+    CodegenOptions fresh;
+    EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
+    EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
+                         "1024> or cluster=<1, 2, 4 or 8>"), std::string::npos) << error;
+    EXPECT_EQ(fresh.row_max_block, 512) << bad;
+  }
+  EXPECT_FALSE(ParseRowOptions("block=300", &o, &error));
+  EXPECT_EQ(error.find("'block=300' in 'block=300'"), 0u) << error;
+
+  // f32 rows of 16384 keep 32 values a thread: 512 threads, one block by
+  // default; with block=256 a cluster of 2 × 256; with kept=64, 1024
+  // threads as a cluster of 2 × 512.
+  const Ir ir = Softmax(SY_DTYPE_F32, 4, 16384);
+  const sy_fused_kernel_t k = ir.Abi();  // views into ir
+  GeneratedKernel g;
+  CodegenOptions shaped;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 512);
+  EXPECT_EQ(g.vector.cluster, 1);
+  shaped.row_max_block = 256;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 256);
+  EXPECT_EQ(g.vector.cluster, 2);
+  EXPECT_EQ(g.vector.grid, 8);
+  shaped.row_max_block = 512;
+  shaped.row_kept_bytes = 64;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 512);
+  EXPECT_EQ(g.vector.cluster, 2);
+  EXPECT_NE(g.source.find("sy_vec<float, 4> c0[4];"), std::string::npos) << g.source;
+  // cluster=1: no clusters; one block of 1024 threads.
+  ASSERT_TRUE(ParseRowOptions("cluster=1", &shaped, &error)) << error;
+  ASSERT_TRUE(GenerateCuda(k, shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 1);
+  EXPECT_EQ(g.vector.block, 1024);
+  EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
+}
+
+// bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's
+// arithmetic), with bit operations before; max and min too; both compile.
+TEST_F(CudaCodegen, Bf16RoundsInHardwareFromSm80) {
+  const Ir ir = Softmax(SY_DTYPE_BF16, 4, 64);
+  const GeneratedKernel g = Generate(ir, "bf16");
+  EXPECT_NE(g.source.find("cvt.rn.bf16.f32"), std::string::npos);
+  EXPECT_NE(g.source.find("#if __CUDA_ARCH__ >= 800"), std::string::npos);
+  // So do NaN-propagating max and min (softmax's max).
+  EXPECT_NE(g.source.find("max.NaN.f32"), std::string::npos);
+  CompileFor(g, ir, "bf16 sm_75", 75);
+  CompileFor(g, ir, "bf16 sm_80", 80);
+}
+
 // A row's input kept in registers by the first stage holds converted
 // values; later stages read it as it is. Converting it again (a float read
 // as f16 bits) made every f16/bf16 softmax value 1/n on the H100.
 TEST_F(CudaCodegen, RegisterCachedInputsAreNotConvertedTwice) {
+  // The registers hold storage values, which each stage's LOAD converts.
   for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
     const GeneratedKernel gen = Compile(Softmax(d, 15, 67), "softmax cached");
-    ASSERT_NE(gen.source.find("c0[it][0] = v0;"), std::string::npos) << gen.source;
-    EXPECT_NE(gen.source.find("const float v3 = c0[it][0];"), std::string::npos) << gen.source;
+    ASSERT_NE(gen.source.find("unsigned short c0[3];"), std::string::npos) << gen.source;
+    EXPECT_NE(gen.source.find("c0[it] = x0;"), std::string::npos) << gen.source;
+    EXPECT_NE(gen.source.find("const unsigned short x0 = c0[it];"), std::string::npos)
+        << gen.source;
+    const std::string convert = d == SY_DTYPE_F16 ? "sy_h2f(x0)" : "sy_b2f(x0)";
+    EXPECT_NE(gen.source.find("const float v3 = " + convert + ";"), std::string::npos)
+        << gen.source;
     EXPECT_EQ(gen.source.find("(c0[it]"), std::string::npos) << gen.source;
   }
 }

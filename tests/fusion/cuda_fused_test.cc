@@ -108,8 +108,8 @@ Body ChainBody(CudaFusion* t) {
 }
 
 TEST_F(CudaFusion, ChainMatchesEagerAndFloat64) {
-  // [64, 1000] takes the 16-byte entry; [33, 129] has no width that divides
-  // its rows, so the scalar entry.
+  // Both take the 16-byte entry as a flat walk (x and y contiguous);
+  // [33, 129]'s 4257 elements leave a scalar tail in every dtype.
   for (std::vector<int64_t> shape : {std::vector<int64_t>{64, 1000}, {33, 129}}) {
     for (sy_dtype_t dtype : kFloatDtypes) {
       const size_t n = static_cast<size_t>(Numel(shape));
@@ -293,7 +293,13 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 2"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 3"), std::string::npos) << cuda->compiler;
+    // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
+    // their own (cuda_fusion_test.row_shapes).
+    const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 3";
+    EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
+        << cuda->compiler;
   }
   std::vector<std::string> patterns;
   for (const PatternEntry& p : backends.patterns) {
@@ -304,6 +310,35 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
                                                 "matmul_bias", "matmul_bias_gelu_tanh"}));
   for (const std::string& note : backends.notes) {
     EXPECT_EQ(note.find("cuda"), std::string::npos) << note;
+  }
+}
+
+// Run by ctest as cuda_fusion_test.row_shapes (SWITCHYARD_CUDA_FUSED_ROWS=
+// block=256: clusters of 256-thread blocks from rows of 8192 f32 on) and
+// .bad_row_shapes (block=300): other row-kernel shapes give the same
+// softmax; a value that does not parse leaves the groups unfused, saying
+// why.
+TEST_F(CudaFusion, RowShapesFromTheEnvironment) {
+  const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+  if (rows == nullptr) GTEST_SKIP() << "runs as cuda_fusion_test.row_shapes";
+  const bool bad = std::string(rows) == "block=300";
+  for (int64_t n : {int64_t{4096}, int64_t{16384}, int64_t{262144}}) {
+    for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+      const Tensor x = Random(*rt_, *cuda_, dtype, {3, n}, 17);
+      const std::string what = Name(dtype) + " softmax rows of " + std::to_string(n);
+      CompileStats stats;
+      Check(*compiler_, {x},
+            [&](const std::vector<Tensor>& in) {
+              return std::vector<Tensor>{Op("softmax", {in[0]})};
+            },
+            Tolerance(dtype) * 8, what, &stats);
+      EXPECT_EQ(stats.unfused_groups, bad ? 1 : 0) << what << "\n" << description_;
+      if (bad) {
+        EXPECT_NE(description_.find("SWITCHYARD_CUDA_FUSED_ROWS: 'block=300' in 'block=300' is "
+                                    "not kept=<bytes, 4 to 1024>, block=<a power of two"),
+                  std::string::npos) << description_;
+      }
+    }
   }
 }
 

@@ -7,23 +7,43 @@
 // Note [CUDA fused kernels]: every shape and stride is a constant of the
 // source, so index math folds and a kernel is specialized to its call.
 //   - Elementwise kernels walk the domain with a grid-stride loop. Where
-//     every operand is contiguous or broadcast along the innermost dim (the
-//     usual case once the host has merged dims), each thread takes VEC
-//     consecutive elements with one 16-byte load or store per operand
-//     (VEC = 16 / the widest element); a second entry point without vector
-//     accesses serves operands that are not 16-byte aligned.
-//   - Row kernels (reductions) give a row to a warp when it is at most 1024
-//     elements long (8 rows per block of 256) and to a block otherwise,
-//     128 to 1024 threads sized by the row length; each stage walks the row
-//     (vectorized the same way), reductions combine with warp shuffles and,
-//     across warps, shared memory, and every thread gets the result. When a
-//     thread's share of the row is at most 32 elements the inputs a later
-//     stage reads again stay in registers, so the row is read from memory
-//     once (softmax: max, sum and the output in one read); longer rows are
-//     read again per stage (from L2 while it holds them).
+//     every operand is contiguous over the domain (or one element), the
+//     walk is flat: VEC consecutive elements per step with one 16-byte
+//     load or store per operand (VEC = 16 / the widest element), whatever
+//     the innermost extent, and the last numel % VEC elements as a scalar
+//     tail. Otherwise, where every operand is unit or zero along the
+//     innermost dim, the walk is per row with VEC the widest width (16, 8,
+//     4 bytes …) that divides the rows and keeps their starts aligned. A
+//     second entry point without vector accesses serves operands that are
+//     not 16-byte aligned.
+//   - Row kernels (reductions): Note [Row kernel shapes]. Reductions
+//     combine with warp shuffles, across warps through shared memory, and
+//     across a cluster's blocks through distributed shared memory; every
+//     thread gets the result.
+//   - Vector stores are one st.global of 16 (8, 4, 2) bytes, elements
+//     packed into 32-bit words (sy_store): a store of the vector type is
+//     split by NVCC into one store per element after control flow.
 //   - Values compute in float (double for f64); f16 and bf16 round after
-//     every instruction, through inline PTX and bit operations — the
-//     source includes no header, so NVRTC needs none.
+//     every instruction, through inline PTX (one cvt per rounding; bf16's
+//     is bit operations before sm_80) — the source includes no header, so
+//     NVRTC needs none.
+//
+// Note [Row kernel shapes]: a row of up to 1024 elements goes to a warp
+// (8 rows per block of 256); a longer one to a block, or on sm_90 to a
+// thread-block cluster (__cluster_dims__, so a plain launch forms it).
+// Inputs that more than one stage reads per element (softmax's x: max,
+// sum, output) are kept in registers as they are stored, v-wide — at most
+// 128 bytes per thread and input (32 f32, 64 bf16 values) — so the row
+// is read from memory once. The thread count follows: enough threads
+// that each keeps at most 128 bytes, a block of 128 … 512 threads; past
+// 512 threads a cluster of up to 8 blocks of 512 (two such blocks fit an
+// SM: 128 registers a thread), else of 1024. A row more than 8 × 1024
+// threads can keep (f32 beyond 262144, f64 beyond 131072), or a long row
+// before sm_90, is read again per stage (from L2 while it holds it).
+// Rows with nothing to keep take about 8 vector accesses per thread and
+// stage. The scalar entry keeps one element per register, so it keeps
+// bf16 rows up to 8192 only. These numbers are reasoned, not yet measured
+// or autotuned (docs/fusion.md, "Row kernels" and "Not yet").
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
@@ -42,6 +62,9 @@ struct LaunchShape {
   int64_t grid = 1;
   int block = 256;
   int smem = 0;  // bytes of dynamic shared memory
+  // Blocks per thread-block cluster (the source's __cluster_dims__; the
+  // grid is a multiple). 1: no cluster.
+  int cluster = 1;
 };
 
 struct GeneratedKernel {
@@ -56,7 +79,20 @@ struct GeneratedKernel {
 
 struct CodegenOptions {
   int sm_count = 132;  // caps grid-stride grids
+  int arch = 90;       // major * 10 + minor: clusters from 90 on
+  // Row kernels (Note [Row kernel shapes]): the bytes of each kept input a
+  // thread holds in registers, at most, and the largest block before a
+  // row spreads over a cluster (a power of two, 32 … 1024).
+  int row_kept_bytes = 128;
+  int row_max_block = 512;
+  int row_max_cluster = 8;  // 1: no clusters
 };
+
+// Row-kernel options from "kept=<bytes>,block=<threads>,cluster=<blocks>"
+// (any part may be left out; SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md):
+// false with *error naming the part that is wrong, and *out unchanged.
+// kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8.
+bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
 
 // The source for `kernel`; false with *error for an IR it cannot handle.
 bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options,

@@ -3,9 +3,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "cuda_device.h"
 #include "cuda_util.h"
@@ -48,6 +50,36 @@ sy_error_t* Info(int device, DeviceInfo* out) {
   return nullptr;
 }
 
+// SWITCHYARD_CUDA_FUSED_ROWS (docs/fusion.md, "Row kernels"): the row
+// kernels' shape options, read once per process (secure_getenv: ignored
+// under setuid). A value that does not parse fails every compile with
+// the reason, so the groups run unfused and their description says why.
+struct RowEnv {
+  CodegenOptions options;
+  std::string text;   // as set; "" when unset
+  std::string error;  // "" when it parsed
+};
+
+const RowEnv& RowOptions() {
+  static const RowEnv* const env = [] {
+    auto* e = new RowEnv;
+#if defined(__GLIBC__)
+    const char* v = secure_getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+#else
+    const char* v = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
+#endif
+    if (v != nullptr && v[0] != '\0') {
+      e->text = v;
+      std::string why;
+      if (!ParseRowOptions(e->text, &e->options, &why)) {
+        e->error = StrCat("SWITCHYARD_CUDA_FUSED_ROWS: ", why, "; fix or unset it");
+      }
+    }
+    return e;
+  }();
+  return *env;
+}
+
 // Loads the CUBIN and finds its entry points.
 sy_error_t* Load(Compiled& c) {
   cudaError_t e = cudaSetDevice(c.device);
@@ -64,6 +96,33 @@ sy_error_t* Load(Compiled& c) {
     return CudaError(e, "cuda plugin: fused kernel",
                      StrCat("loading the compiled kernel '", c.name, "' failed"));
   }
+  // A row kernel on a thread-block cluster must be able to run a cluster
+  // at all (a GPU partition with too few SMs per GPC could not): else the
+  // group runs unfused, saying why, instead of failing every launch. An
+  // occupancy query that itself fails proves nothing and is ignored.
+  for (const auto& [kernel, shape] : {std::pair{c.vector, &c.gen.vector},
+                                      std::pair{c.scalar, &c.gen.scalar}}) {
+    if (kernel == nullptr || shape->cluster <= 1) continue;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(shape->cluster));
+    config.blockDim = dim3(static_cast<unsigned>(shape->block));
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel),
+                                       &config) != cudaSuccess) {
+      cudaGetLastError();
+      continue;
+    }
+    if (clusters == 0) {
+      cudaLibraryUnload(c.library);
+      c.library = nullptr;
+      return MakeError(SY_STATUS_UNIMPLEMENTED,
+                       StrCat("cuda plugin: fused kernel '", c.name, "': device ", c.device,
+                              " cannot run a cluster of ", shape->cluster, " blocks of ",
+                              shape->block, " threads (Note [Row kernel shapes]); "
+                              "SWITCHYARD_CUDA_FUSED_ROWS=block=1024 or kept=256 asks for "
+                              "fewer blocks"));
+    }
+  }
   return nullptr;
 }
 
@@ -73,10 +132,16 @@ sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, De
   if (kernel == nullptr) {
     return MakeError(SY_STATUS_INVALID_ARGUMENT, "cuda plugin: compile_fused: no kernel given");
   }
+  const RowEnv& rows = RowOptions();
+  if (!rows.error.empty()) {
+    return MakeError(SY_STATUS_INVALID_ARGUMENT,
+                     StrCat("cuda plugin: compile_fused: ", rows.error));
+  }
   SY_PLUGIN_RETURN_IF_ERROR(Info(device, info));
   std::string error;
-  CodegenOptions options;
+  CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
+  options.arch = info->arch;
   if (!GenerateCuda(*kernel, options, &c.gen, &error)) {
     return MakeError(SY_STATUS_UNIMPLEMENTED, StrCat("cuda plugin: compile_fused: ", error));
   }
@@ -93,8 +158,13 @@ const char* CompilerName() {
   static const std::string name = [] {
     std::string why;
     const NvrtcCompiler* nvrtc = NvrtcCompiler::Get(&why);
+    // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS get disk-cache keys of
+    // their own.
+    const RowEnv& rows = RowOptions();
+    const std::string shaped = rows.text.empty() ? "" : StrCat(" rows ", rows.text);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 2");
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 3",
+                                     shaped);
   }();
   return name.c_str();
 }

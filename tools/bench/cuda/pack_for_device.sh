@@ -35,7 +35,7 @@ if [ -e "$BUILD/lib/libswitchyard.so.0.1.0" ]; then
   strip -o "$T/build/release/lib/libswitchyard.so.0.1.0" "$BUILD/lib/libswitchyard.so.0.1.0"
 fi
 cp "$SRC"/tools/bench/cuda/*.py "$SRC"/tools/bench/cuda/device_run.sh "$T/tools/bench/cuda/"
-cp "$SRC"/tools/bench/fusion/device_run.sh "$T/tools/bench/fusion/"
+cp "$SRC"/tools/bench/fusion/device_run.sh "$SRC"/tools/bench/fusion/*.py "$T/tools/bench/fusion/"
 cp "$SRC"/tools/bench/collectives/*.sh "$SRC"/tools/bench/collectives/*.py \
    "$T/tools/bench/collectives/"
 # Host libraries: what the binaries and plugins link, minus the base system

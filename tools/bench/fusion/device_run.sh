@@ -7,7 +7,7 @@
 #   BINS="fusion_test cuda_fusion_test cuda_codegen_test bench_fusion" \
 #     tools/bench/cuda/pack_for_device.sh build/release DEST
 #   # on the GPU machine, in DEST/tree:
-#   BUILT_AT=/work/wt/fusion tools/bench/fusion/device_run.sh tests bench
+#   BUILT_AT=/work/wt/fusion tools/bench/fusion/device_run.sh tests bench torch
 #
 # BUILT_AT: the absolute path the tree was built at (the binaries name
 # their plugin folder by it); linked to this tree when it does not exist.
@@ -20,7 +20,19 @@
 #          compute-sanitizer memcheck on the generated kernels;
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
-#          warm-disk compiles), alone on the GPU.
+#          warm-disk compiles), alone on the GPU, then — where python3 has
+#          torch, and FUSION_TORCH is not 0 — the `torch` step; at most
+#          240 + 300 s.
+#   torch: bench_fusion_torch.py (PyTorch eager and torch.compile on the
+#          same graphs and sweep, compile times; needs python3 with torch
+#          and Triton, no Switchyard binary), then compare.txt: ours beside
+#          PyTorch's (compare_torch.py) when bench_fusion.json is there.
+#   rows_sanitizer: compute-sanitizer memcheck and racecheck on the row
+#          kernels at every row length (thread-block clusters included).
+#   rowshapes: bench_fusion's cuda/rowlen rows again under other row-kernel
+#          shapes (SWITCHYARD_CUDA_FUSED_ROWS=block=256, block=1024, kept=64,
+#          kept=256, cluster=1 (no clusters); ROW_SHAPES overrides the
+#          list), to pick the default.
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -57,6 +69,21 @@ rm -rf "$SWITCHYARD_CACHE_DIR"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
   echo "cublasLt from: ${CUBLAS:-?}; NVRTC: ${NVRTC_FILE:-not found (fused groups will run unfused)}"
 } 2>&1 | tee "$OUT/summary.txt"
+# PyTorch eager and torch.compile on the same rows, then ours beside them
+# once both JSON files are there.
+torch_rows() {
+  local t0 rc
+  t0=$(date +%s)
+  timeout 300 python3 tools/bench/fusion/bench_fusion_torch.py --repeats=30 \
+    --json="$OUT/torch.json" > "$OUT/bench_fusion_torch.txt" 2>&1
+  rc=$?
+  echo "== torch exit $rc took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
+  cat "$OUT/bench_fusion_torch.txt"
+  if [ -s "$OUT/bench_fusion.json" ] && [ -s "$OUT/torch.json" ]; then
+    python3 tools/bench/fusion/compare_torch.py "$OUT/bench_fusion.json" "$OUT/torch.json" \
+      2>&1 | tee "$OUT/compare.txt" | tee -a "$OUT/summary.txt"
+  fi
+}
 for step in "$@"; do
   case $step in
     tests)
@@ -68,6 +95,12 @@ for step in "$@"; do
         --gtest_filter='CudaFusion.WithoutNvrtc*' > "$OUT/without_nvrtc.log" 2>&1 &
       run timeout 120 $BIN/cuda_codegen_test --gtest_brief=1 > "$OUT/codegen_test.log" 2>&1 &
       wait
+      # Row kernels of other shapes (SWITCHYARD_CUDA_FUSED_ROWS), and a bad value.
+      run env SWITCHYARD_CUDA_FUSED_ROWS=block=256 timeout 100 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowShapesFromTheEnvironment:CudaFusionHooks.*' \
+        > "$OUT/row_shapes.log" 2>&1
+      run env SWITCHYARD_CUDA_FUSED_ROWS=block=300 timeout 100 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
       # The generated kernels under memcheck: vector and scalar entries,
       # warp and block row kernels (the smaller row lengths of the sweep).
       run timeout 150 "$SANITIZER" --tool memcheck --print-limit 20 \
@@ -78,7 +111,7 @@ for step in "$@"; do
         --gtest_filter='CudaFusion.Unaligned*' >> "$OUT/sanitizer.log" 2>&1
       {
         echo "== tests took $(( $(date +%s) - t0 )) s"
-        for log in fusion_test cuda_fusion_test without_nvrtc codegen_test; do
+        for log in fusion_test cuda_fusion_test without_nvrtc codegen_test row_shapes; do
           echo "== $log"
           grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|Failure|error:" "$OUT/$log.log" | head -40
         done
@@ -103,6 +136,31 @@ for step in "$@"; do
         --benchmark_counters_tabular=true --benchmark_out="$OUT/bench_fusion.json" \
         --benchmark_out_format=json > "$OUT/bench_fusion.txt" 2>&1
       echo "== bench took $(( $(date +%s) - t0 )) s" >> "$OUT/summary.txt"
-      cat "$OUT/bench_fusion.txt" ;;
+      cat "$OUT/bench_fusion.txt"
+      if [ "${FUSION_TORCH:-1}" != 0 ] && python3 -c 'import torch' 2>/dev/null; then
+        torch_rows
+      fi ;;
+    torch) torch_rows ;;
+    rowshapes)
+      # The row-length sweep again with other row-kernel shapes
+      # (SWITCHYARD_CUDA_FUSED_ROWS; Note [Row kernel shapes]), to choose
+      # the default from measurements. ~30 s each.
+      for shape in ${ROW_SHAPES:-block=256 block=1024 kept=64 kept=256 cluster=1}; do
+        run env SWITCHYARD_CUDA_FUSED_ROWS=$shape timeout 100 $BIN/bench_fusion \
+          --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
+          --benchmark_counters_tabular=true > "$OUT/rowshapes_$shape.txt" 2>&1
+        { echo "== rowshapes $shape (exit $?)"
+          grep -E "^cuda/rowlen" "$OUT/rowshapes_$shape.txt" | awk '{print $1, $2, $3, $NF}'; } \
+          | tee -a "$OUT/summary.txt"
+      done ;;
+    rows_sanitizer)
+      for tool in memcheck racecheck; do
+        run timeout 280 "$SANITIZER" --tool $tool --print-limit 20 \
+          $BIN/cuda_fusion_test --gtest_brief=1 \
+          --gtest_filter='CudaFusion.RowReductionsAtEveryRowLength' > "$OUT/rows_$tool.log" 2>&1
+        echo "== rows_sanitizer $tool exit $?" >> "$OUT/summary.txt"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|Invalid|out of bounds|hazard" \
+          "$OUT/rows_$tool.log" | head -20 | tee -a "$OUT/summary.txt"
+      done ;;
   esac
 done
