@@ -310,6 +310,26 @@ TEST_F(CudaCodegen, Bf16RoundsInHardwareFromSm80) {
   CompileFor(g, ir, "bf16 sm_80", 80);
 }
 
+// Results rounded to 16 bits use the hardware's approximations of exp,
+// tanh, sigmoid and division (Note [16-bit results]); f32 results keep the
+// accurate functions. The fusion tests check the values on a GPU.
+TEST_F(CudaCodegen, SixteenBitResultsUseTheHardwareApproximations) {
+  const char* approximated[] = {"__expf(", "sy_tanh16(", "sy_sigmoid16(", "sy_div16("};
+  for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
+    const GeneratedKernel g = Compile(EveryOpRank0(d, d, d), "every op, 16-bit results");
+    const std::string round = d == SY_DTYPE_F16 ? "= sy_rh(" : "= sy_rb(";
+    for (const char* f : approximated) {
+      EXPECT_NE(g.source.find(round + f), std::string::npos) << f << "\n" << g.source;
+    }
+  }
+  const GeneratedKernel f32 =
+      Compile(EveryOpRank0(SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_F32), "every op, f32");
+  for (const char* f : approximated) {
+    EXPECT_EQ(f32.source.find(std::string("= ") + f), std::string::npos) << f;
+  }
+  EXPECT_NE(f32.source.find("= expf("), std::string::npos) << f32.source;
+}
+
 // A row's input kept in registers by the first stage holds converted
 // values; later stages read it as it is. Converting it again (a float read
 // as f16 bits) made every f16/bf16 softmax value 1/n on the H100.

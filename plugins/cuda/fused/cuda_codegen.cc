@@ -87,6 +87,26 @@ std::string Literal(double imm, bool wide) {
 }
 
 
+// Note [16-bit results]: where an op's result is rounded to f16 or bf16,
+// its f32 value needs only ~12 good bits, and the accurate f32 functions
+// make 16-bit row kernels compute-bound: softmax in bf16 reached 0.62 of
+// copy bandwidth at rows of 1024 (H100), where f32 reached 1.04. exp,
+// tanh, sigmoid and division then use the hardware's approximations
+// (ex2.approx, tanh.approx, rcp.approx), as torch.compile's Triton kernels
+// do for exp. f32 and f64 results keep the accurate functions.
+// The expression of `op` with a 16-bit result `dtype`, or "" when the
+// accurate one stands.
+std::string Sixteen(sy_dtype_t dtype, int32_t op, const std::string& a, const std::string& b) {
+  if (dtype != SY_DTYPE_F16 && dtype != SY_DTYPE_BF16) return "";
+  switch (op) {
+    case SY_FUSED_EXP: return "__expf(" + a + ")";
+    case SY_FUSED_TANH: return "sy_tanh16(" + a + ")";
+    case SY_FUSED_SIGMOID: return "sy_sigmoid16(" + a + ")";
+    case SY_FUSED_DIV: return "sy_div16(" + a + ", " + b + ")";
+    default: return "";
+  }
+}
+
 // CUDA's spelling of the ops the SDK writes as calls (fused_codegen.hpp).
 const char* CudaFunction(int32_t op, bool w) {
   switch (op) {
@@ -171,6 +191,24 @@ SY_INLINE unsigned short sy_f2b(float f) {
 }
 SY_INLINE float sy_rh(float f) { return sy_h2f(sy_f2h(f)); }
 SY_INLINE float sy_rb(float f) { return sy_b2f(sy_f2b(f)); }
+// Results rounded to f16 or bf16 (Note [16-bit results] in cuda_codegen.cc):
+// the hardware's approximations, each within 2^-20 relative of the f32
+// result, far inside half an ulp of the 16-bit type. __fdividef is wrong
+// for |b| > 2^126, so both operands are scaled by 1/4 there.
+SY_INLINE float sy_div16(float a, float b) {
+  const float s = fabsf(b) > 8.50705917e37f ? 0.25f : 1.f;
+  return __fdividef(a * s, b * s);
+}
+SY_INLINE float sy_tanh16(float x) {
+#if __CUDA_ARCH__ >= 750
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+#else
+  return tanhf(x);
+#endif
+}
+SY_INLINE float sy_sigmoid16(float x) { return sy_div16(1.f, 1.f + __expf(-x)); }
 // NaN-propagating max/min: one instruction from sm_80 on.
 #if __CUDA_ARCH__ >= 800
 SY_INLINE float sy_maxf(float a, float b) { float r; asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b)); return r; }
@@ -392,7 +430,10 @@ class Generator {
       default: {
         // Compares compute in their operands' type and give a float 0/1.
         const bool w_op = IsCompare(in.op) ? Wide(k_.instrs[in.a].dtype) : wide;
-        const std::string e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
+        std::string e = Sixteen(in.dtype, in.op, arg(in.a), arg(in.b));
+        if (e.empty()) {
+          e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
+        }
         w.Line(std::string("const ") + type + " " + name + " = " +
                (wide ? e : Round(in.dtype, e)) + ";");
         return;
