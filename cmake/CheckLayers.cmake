@@ -143,7 +143,7 @@ endfunction()
 # What a folder may use instead, for the message.
 function(advice_for layer out)
   if(layer STREQUAL "tools")
-    set(text "tools use the public API only: switchyard/switchyard.h, switchyard/switchyard.hpp (they include graph.h, graph.hpp) and the SDK's headers (link Switchyard::api)")
+    set(text "tools use the public API only: switchyard/switchyard.h, switchyard/switchyard.hpp (and the area headers they include) and the SDK's headers (link Switchyard::api)")
   elseif(layer STREQUAL "sdk/conformance")
     set(text "the conformance kit uses the SDK's and the C API's public headers only (switchyard/plugin.h, switchyard/switchyard.hpp)")
   elseif(layer MATCHES "^plugins/")

@@ -1,7 +1,9 @@
 # What `cmake --install` lays out (docs/install.md):
 #
 #   bin/switchyard, bin/switchyard-conformance
-#   include/switchyard/{switchyard.h,switchyard.hpp,graph.h,graph.hpp,common.h,plugin.h,plugin.hpp}
+#   include/switchyard/{switchyard.h,switchyard.hpp,common.h,plugin.h,plugin.hpp}
+#                        (umbrellas), the C API's area headers beside them
+#                        (api/CMakeLists.txt lists them), plugin/, gpu/
 #   <libdir>/libswitchyard.so.0 (+ the .so link for linking)
 #   <libdir>/switchyard/plugins/<name>.json + libswitchyard_<name>.so
 #   lib/python3/dist-packages/switchyard/   (the Python package, with its

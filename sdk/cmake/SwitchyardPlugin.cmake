@@ -28,12 +28,26 @@ set(_SWITCHYARD_PLUGIN_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR} CACHE INTERNAL "")
 
 # The ABI version a plugin built here declares: read from the header it is
 # compiled against, so the manifest can never disagree with the code.
+# SWITCHYARD_PLUGIN_HEADER names that plugin.h; since the headers were split
+# by area the version lives in switchyard/plugin/version.h next to it (an
+# SDK from before the split defines it in plugin.h itself).
 if(NOT SWITCHYARD_PLUGIN_HEADER)
   set(SWITCHYARD_PLUGIN_HEADER
       ${CMAKE_CURRENT_LIST_DIR}/../include/switchyard/plugin.h)
 endif()
-file(STRINGS ${SWITCHYARD_PLUGIN_HEADER} _sy_abi_lines
-     REGEX "^#define SY_PLUGIN_ABI_(MAJOR|MINOR) [0-9]+")
+get_filename_component(_sy_header_dir ${SWITCHYARD_PLUGIN_HEADER} DIRECTORY)
+set(_sy_abi_lines "")
+foreach(_sy_header ${_sy_header_dir}/plugin/version.h ${SWITCHYARD_PLUGIN_HEADER})
+  if(NOT _sy_abi_lines AND EXISTS ${_sy_header})
+    file(STRINGS ${_sy_header} _sy_abi_lines
+         REGEX "^#define SY_PLUGIN_ABI_(MAJOR|MINOR) [0-9]+")
+  endif()
+endforeach()
+if(NOT _sy_abi_lines)
+  message(FATAL_ERROR "switchyard_add_plugin: no SY_PLUGIN_ABI_MAJOR/MINOR in "
+          "${_sy_header_dir}/plugin/version.h or ${SWITCHYARD_PLUGIN_HEADER}; "
+          "point SWITCHYARD_PLUGIN_HEADER at the SDK's switchyard/plugin.h")
+endif()
 foreach(line IN LISTS _sy_abi_lines)
   if(line MATCHES "MAJOR ([0-9]+)")
     set(SWITCHYARD_ABI_MAJOR ${CMAKE_MATCH_1} CACHE INTERNAL "")

@@ -35,7 +35,8 @@
 #ifndef SWITCHYARD_DISTRIBUTED_H_
 #define SWITCHYARD_DISTRIBUTED_H_
 
-#include "switchyard/switchyard.h"
+#include "switchyard/base.h"
+#include "switchyard/plugin/types.h" /* sy_attr_t */
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,11 @@
 #include <string>
 #include <utility>
 
-#include "switchyard/switchyard.hpp"
+#include "switchyard/base.hpp"
+#include "switchyard/device.hpp"
+#include "switchyard/distributed.h"
+#include "switchyard/op.hpp"
+#include "switchyard/tensor.hpp"
 
 namespace sy {
 

@@ -56,10 +56,7 @@
 #ifndef SWITCHYARD_GRAPH_H_
 #define SWITCHYARD_GRAPH_H_
 
-/* Included by switchyard.h after its types; include that header, not this. */
-#ifndef SWITCHYARD_SWITCHYARD_H_
-#error "include switchyard/switchyard.h, which includes switchyard/graph.h"
-#endif
+#include "switchyard/base.h"
 
 #ifdef __cplusplus
 extern "C" {

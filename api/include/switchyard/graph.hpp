@@ -25,7 +25,11 @@
 #include <utility>
 #include <vector>
 
-#include "switchyard/switchyard.hpp"
+#include "switchyard/base.hpp"
+#include "switchyard/context.hpp"
+#include "switchyard/device.hpp"
+#include "switchyard/graph.h"
+#include "switchyard/tensor.hpp"
 
 namespace sy {
 
