@@ -57,16 +57,17 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
 // SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
 // tiled kernel).
 // Whether the row kernels may reduce with subgroup arithmetic: compute
-// stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup.
-// SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 keeps the shared-memory tree (to
-// compare the two).
+// stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup,
+// and asked for with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1. Off by default:
+// on NVIDIA's driver (580, H100) softmax of short rows gave NaN with it and
+// rms_norm ran slower (docs/vulkan.md, "Ten barriers per reduction").
 bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
 #if defined(__GLIBC__)
   const char* env = secure_getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
 #else
   const char* env = std::getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
 #endif
-  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env == nullptr || std::strcmp(env, "1") != 0) return false;
   constexpr VkSubgroupFeatureFlags kNeed =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
   return (p.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
@@ -79,7 +80,7 @@ bool HasCoopmatShape(VkPhysicalDevice physical) {
 #else
   const char* env = std::getenv("SWITCHYARD_VULKAN_COOPMAT");
 #endif
-  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  if (env == nullptr || std::strcmp(env, "1") != 0) return false;
   auto query = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       State().loader.vkGetInstanceProcAddr(
           State().instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));

@@ -54,8 +54,8 @@ struct Caps {
   bool nv_cooperative_matrix = false;  // VK_NV_cooperative_matrix, f16
   uint32_t subgroup_size = 1;
   // Subgroup add/max/or in compute shaders, subgroups of at least 4: the
-  // row kernels reduce with them (norm_sg_*, shaders/norm.comp).
-  // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 turns it off.
+  // row kernels reduce with them (norm_sg_*, shaders/norm.comp) when
+  // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 asks for it (off by default).
   bool subgroup_reduce = false;
   uint32_t max_shared_memory = 16384;
   uint32_t max_group_count_x = 65535;

@@ -82,8 +82,8 @@ for step in "$@"; do
       # the register cache (the online-softmax path beyond it).
       run $BIN/vulkan_plugin_test --gtest_filter='Sweep/*:Transcendentals/*:VulkanNormRows.*' \
         2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40
-      # The norm rows again with the shared-memory tree (no subgroup ops).
-      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/vulkan_plugin_test \
+      # The norm rows again with the opt-in subgroup reductions.
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/vulkan_plugin_test \
         --gtest_filter='VulkanNormRows.*' 2>&1 | tee -a "$OUT/vulkan_math.log" | tail -3 ;;
     fusion)
       # The fused kernels (plugins/vulkan/fused) on the GPU's Vulkan driver:
@@ -106,10 +106,10 @@ for step in "$@"; do
       # vulkan:0 and on cuda:0 (the same binary, SY_BENCH_DEVICE), and
       # bench_cuda's own table.
       run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
-      # The norm rows with the shared-memory tree instead of subgroup
-      # reductions (docs/vulkan.md, "Memory-bound kernels"), to compare.
-      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/bench_vulkan \
-        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_tree_reduce.txt"
+      # The norm rows with the opt-in subgroup reductions instead of the
+      # shared-memory tree (docs/vulkan.md, "Memory-bound kernels"), to compare.
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/bench_vulkan \
+        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_subgroup_reduce.txt"
       if [ -x $BIN/bench_cuda ]; then
         run env SY_BENCH_DEVICE=cuda:0 $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan_rows_on_cuda.txt"
         run $BIN/bench_cuda 2>&1 | tee "$OUT/bench_cuda.txt"
