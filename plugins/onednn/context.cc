@@ -162,7 +162,7 @@ sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
   }
   const sy_tensor_view_t& out = call->outputs[0];
   if (out.ndim < 0 || out.ndim > SY_MAX_RANK) return nullptr;
-  if (work == Work::kElements) {
+  if (work == Work::kElements || work == Work::kReduction) {
     int64_t largest = 0;
     for (int32_t i = 0; i < call->num_inputs; ++i) {
       const sy_tensor_view_t& in = call->inputs[i];
@@ -170,8 +170,26 @@ sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
       largest = std::max(largest, plugin::BucketedNumElements(in));
     }
     const int64_t min = ThresholdsOf(call).min_elements;
-    if (largest >= min) return nullptr;
-    return plugin::Decline(plugin::StrCat("elements ", largest, " < min_elements ", min));
+    if (largest < min) {
+      return plugin::Decline(plugin::StrCat("elements ", largest, " < min_elements ", min));
+    }
+    // Note [Narrow reductions]: oneDNN's reduction primitive spreads its
+    // work over the outputs, so a long reduction into fewer outputs than a
+    // machine has cores runs on about one thread: summing 1 Mi f32 into one
+    // value took 198 us against the cpu plugin's 47.5 us on a 16-core host
+    // (docs/onednn.md). At 64 Ki, oneDNN was still the faster. The answer
+    // depends on the output's size, which the host's per-bucket cache of
+    // declines does not see (buckets are of the inputs): a later call of
+    // the same input bucket with other dims gets the first call's answer —
+    // a slower kernel at worst, never a wrong result.
+    const int64_t outputs = plugin::NumElements(out);
+    if (work == Work::kReduction && outputs < kNarrowReductionOutputs &&
+        largest >= kNarrowReductionElements) {
+      return plugin::Decline(plugin::StrCat(
+          "a reduction of ", largest, " elements into ", outputs,
+          " output(s) runs on about one thread in oneDNN"));
+    }
+    return nullptr;
   }
   // kMatmul: 2·M·N·K from the output and the contracted dimension of 'a'.
   const sy_tensor_view_t& a = call->inputs[0];

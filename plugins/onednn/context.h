@@ -64,7 +64,9 @@ sy_error_t* OpError(std::string_view op, std::string_view what);
 // min_elements and min_matmul_flops, per runtime (thresholds.h);
 // docs/onednn.md has the measurements behind their defaults.
 enum class Work {
-  kElements,  // elementwise, reductions, softmax, norms: input elements
+  kElements,  // elementwise, softmax, norms: input elements
+  kReduction,  // as kElements, and long reductions into few outputs
+              // (Note [Narrow reductions])
   kMatmul,    // matmul, linear and fused linear: 2·M·N·K
   kConv,      // conv2d: never declined (oneDNN wins at every size measured)
   kAlways,    // the plugin's own ops (onednn::*): no other kernel exists

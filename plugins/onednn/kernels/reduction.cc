@@ -50,7 +50,7 @@ void Fill(const sy_tensor_view_t& out, float value) {
 
 sy_error_t* Reduce(const sy_kernel_call_t* call) {
   const auto* op = OpData<ReduceOp>(call);
-  return RunKernel(op->where, call, Work::kElements, [&]() -> sy_error_t* {
+  return RunKernel(op->where, call, Work::kReduction, [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 1, 1, 2));
     const sy_tensor_view_t& x = call->inputs[0];
     const sy_tensor_view_t& out = call->outputs[0];

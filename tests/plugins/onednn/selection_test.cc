@@ -125,6 +125,33 @@ TEST(OnednnSelection, DeclinesCallsBelowItsThresholdsToTheCpuPlugin) {
   EXPECT_EQ(back, (std::vector<float>{2, 4, 6}));
 }
 
+// Note [Narrow reductions]: a long sum into few outputs goes to the cpu
+// plugin, and its value is right; summing rows of an input of another
+// shape bucket stays with oneDNN.
+TEST(OnednnSelection, DeclinesLongReductionsIntoFewOutputs) {
+  Runtime& runtime = DefaultRuntime();
+  Device& cpu = *runtime.GetDevice("cpu").value();
+  const OpHandle sum = runtime.FindOp("sum").value();
+  std::vector<float> x(size_t{1024} * 512);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float& v : x) v = dist(rng);
+  const Tensor t =
+      runtime.FromHost(cpu, SY_DTYPE_F32, {1024, 512}, x.data(), x.size() * 4).value();
+  EXPECT_EQ(runtime.Explain(sum, {t}).value(),
+            "kernel cpu::sum.f32 (priority); declined: onednn::sum.f32: a reduction of "
+            "524288 elements into 1 output(s) runs on about one thread in oneDNN");
+  const Tensor total = runtime.Call(sum, {t}).value()[0];
+  float got = 0;
+  ASSERT_TRUE(runtime.ToHost(total, &got, 4).ok());
+  double want = 0;
+  for (float v : x) want += v;
+  EXPECT_NEAR(got, want, 1e-3);
+  const Tensor wide = runtime.Empty(cpu, SY_DTYPE_F32, {256, 4096}).value();
+  EXPECT_EQ(runtime.Explain(sum, {wide}, {Attr({1}), Attr(false)}).value(),
+            "kernel onednn::sum.f32 (priority)");
+}
+
 TEST(OnednnSelection, LoadRecordListsTheOptions) {
   for (Runtime* runtime : {&DefaultRuntime(), &TestRuntime()}) {
     const bool defaults = runtime == &DefaultRuntime();
