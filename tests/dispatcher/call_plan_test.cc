@@ -197,11 +197,8 @@ TEST_F(CallPlanTest, ACaptureRecordsCallsThatHaveAPlan) {
 
 // test_v11's neg declines calls under 64 bucketed elements (abi11_test.cc).
 TEST(CallPlanDeclines, PlansKeepEachBucketsKernel) {
-  RuntimeOptions options;
-  options.loader.use_environment = false;
-  options.loader.use_default_path = false;
-  options.loader.search_paths = {CpuManifest(), TestPlugin("test_v11")};
-  std::unique_ptr<Runtime> runtime = Runtime::Create(options).value();
+  std::unique_ptr<Runtime> runtime = MakeRuntime({TestPlugin("test_v11")});
+  ASSERT_NE(runtime, nullptr);
   Device& cpu = *runtime->GetDevice("cpu").value();
   const OpHandle neg = runtime->FindOp("neg").value();
   const OpHandle counts = runtime->FindOp("test_v11::counts").value();
