@@ -8,7 +8,7 @@
 # packed as tools/bench/cuda/pack_for_device.sh packs the rest (syslibs/).
 # Logs go to $OUT (default ./device_out).
 #
-#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench]
+#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block]
 #
 # Needs python3 with numpy, pytest and a CUDA build of torch.
 set -u
@@ -37,6 +37,12 @@ for step in "$@"; do
       timeout 400 python3 "$ROOT/tools/bench/python/bench_python.py" --device cuda:0 \
         > "$OUT/bench_python_cuda.txt" 2>&1
       echo "bench_python --device cuda:0: exit $?" | tee -a "$OUT/summary.txt" ;;
-    *) echo "unknown step $step (tests, bench)" >&2; exit 2 ;;
+    block)
+      # The bf16 block: switchyard eager and @sy.compile beside torch eager
+      # and torch.compile (bench_block_bf16.py).
+      timeout 240 python3 "$ROOT/tools/bench/python/bench_block_bf16.py" \
+        > "$OUT/bench_block_bf16.txt" 2>&1
+      echo "bench_block_bf16: exit $?" | tee -a "$OUT/summary.txt" ;;
+    *) echo "unknown step $step (tests, bench, block)" >&2; exit 2 ;;
   esac
 done
