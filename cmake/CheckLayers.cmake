@@ -15,9 +15,8 @@
 #   dispatcher/<part> base ops memory registry collectives loading dispatch
 #                     runtime trace
 #   autotune  fusion  api/include  api  tools  tests
-#   tools/bench/core  bench_dispatch's core columns: the one folder of tools/
-#                     that may include the core (its C++ call path has no
-#                     public face, and the C API is measured against it)
+#   (tools/ sees only the public headers; the benchmark of the core's own
+#   C++ path lives in tests/dispatcher/bench)
 #
 # An include is resolved as the compilers do for this tree: a path that
 # starts with a top-level folder of the repository is root-relative;
@@ -57,8 +56,6 @@ function(layer_of path out)
     set(layer "dispatcher")
   elseif(path MATCHES "^api/include/")
     set(layer "api/include")
-  elseif(path MATCHES "^tools/bench/core/")
-    set(layer "tools/bench/core")
   elseif(path MATCHES "^(autotune|fusion|api|tools|tests)/")
     set(layer "${CMAKE_MATCH_1}")
   else()
@@ -124,14 +121,7 @@ function(allowed_for layer out)
       list(APPEND allowed ${d}${part})
     endforeach()
   elseif(layer STREQUAL "tools")
-    set(allowed tools tools/bench/core api/include)
-  elseif(layer STREQUAL "tools/bench/core")
-    # bench_dispatch's columns of the core's own C++ path, which has no
-    # public face (tools/bench/CMakeLists.txt): the one exception in tools/.
-    set(allowed tools/bench/core tools api/include dispatcher)
-    foreach(part IN LISTS dispatcher_parts)
-      list(APPEND allowed ${d}${part})
-    endforeach()
+    set(allowed tools api/include)
   else()
     set(allowed "*")
   endif()

@@ -4,10 +4,6 @@
 //   Direct          — the cpu plugin's add kernel called through its function
 //                     pointer with a ready sy_kernel_call_t (the floor;
 //                     private_plugin.h);
-//   CoreCallOut     — sy::core::Dispatcher::CallOut, the core's C++ path;
-//   CoreCall        — …::Call, which also allocates the output;
-//   CoreExecute     — …::Execute with ready pointers, where the C API ends up
-//                     (core/core_calls.h: the core's columns);
 //   CCallOut        — sy_op_call_out (C API: handle lookups, no lock, no
 //                     allocation);
 //   CCallRelease    — sy_op_call + sy_tensor_release (a new output and its
@@ -16,6 +12,9 @@
 //   TorchAddOut     — at::add_out on the same sizes (when libtorch is found);
 //   NumpyAddOut     — np.add(a, b, out=c), the ufunc called from C through
 //                     the Python C API (when Python's headers are found).
+// The core's own C++ path (CallOut, Call, Execute) has no public face:
+// build/release/bin/bench_core_calls times it beside the kernel it ends in
+// (tests/dispatcher/bench/bench_core_calls.cc).
 // Run: build/release/bin/bench_dispatch --benchmark_repetitions=10
 //        --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -27,7 +26,6 @@
 #include <string>
 
 #include "bench_util.h"
-#include "core/core_calls.h"
 #include "nlohmann/json.hpp"
 #include "private_plugin.h"
 #include "switchyard/switchyard.hpp"
@@ -215,7 +213,6 @@ BENCHMARK(BM_NumpyAddOut);
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  sy::bench::RegisterCoreBenchmarks(sy::bench::DefaultManifests());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

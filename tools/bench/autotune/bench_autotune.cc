@@ -21,7 +21,7 @@
 //    its bucket naming the same cpu kernel (Tuned): Tuned −
 //    PinnedWithOnednn is what the verdict's lookup costs. The lookup's
 //    parts (the bucket signature, the table find) have no public face; they
-//    are bench_dispatch's core columns (tools/bench/core).
+//    are in bench_core_calls (tests/dispatcher/bench), which sees the core.
 //
 //   bench_autotune                          both parts
 //   bench_autotune --grid-only [--max-matmul=1024] [--ops=matmul,add]
