@@ -8,6 +8,7 @@
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/dispatch/kernel_call.h"
 #include "dispatcher/dispatch/run.h"
+#include "dispatcher/dispatch/shape_memo.h"
 #include "dispatcher/memory/call_workspace.h"
 
 namespace sy::core {
@@ -69,12 +70,6 @@ struct Record {
   bool fits() const { return size <= kMaxWords; }
 };
 
-uint64_t Bits(double value) {
-  uint64_t bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
 // The signature of a call's arguments as given (Note [Call plans]). False
 // for a call no plan may hold.
 bool Sign(const CallArgs& args, Record& sink) {
@@ -98,34 +93,11 @@ bool Sign(const CallArgs& args, Record& sink) {
     }
   }
   for (const sy_attr_t& attr : args.attrs) {
-    sink.Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
-    switch (attr.kind) {
-      case kAttrDefault:
-      case SY_ATTR_NONE: break;
-      case SY_ATTR_INT: sink.Add(static_cast<uint64_t>(attr.value.i)); break;
-      case SY_ATTR_FLOAT: sink.Add(Bits(attr.value.f)); break;
-      case SY_ATTR_BOOL: sink.Add(attr.value.b != 0); break;
-      case SY_ATTR_DTYPE: sink.Add(static_cast<uint64_t>(attr.value.dtype)); break;
-      case SY_ATTR_INTS:
-        if (attr.value.ints.size < 0 || attr.value.ints.size > kMaxWords ||
-            (attr.value.ints.size > 0 && attr.value.ints.data == nullptr)) {
-          return false;
-        }
-        sink.Add(static_cast<uint64_t>(attr.value.ints.size));
-        for (int64_t i = 0; i < attr.value.ints.size; ++i) {
-          sink.Add(static_cast<uint64_t>(attr.value.ints.data[i]));
-        }
-        break;
-      default: return false;  // strings, communicators, unknown kinds
+    if (attr.kind == kAttrDefault) {  // the caller's "take the default"
+      sink.Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
+    } else if (!AppendAttrWords(attr, sink)) {
+      return false;
     }
-  }
-  return true;
-}
-
-bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
-  if (t.ndim() != meta.ndim) return false;
-  for (int d = 0; d < meta.ndim; ++d) {
-    if (t.shape()[d] != meta.shape[d]) return false;
   }
   return true;
 }

@@ -5,19 +5,6 @@
 #include "dispatcher/memory/device.h"
 
 namespace sy::core {
-namespace {
-
-// A plain loop: ranks are tiny, and std::equal on int64 becomes a memcmp
-// call that costs more than the comparison.
-bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
-  if (t.ndim() != meta.ndim) return false;
-  for (int d = 0; d < meta.ndim; ++d) {
-    if (t.shape()[d] != meta.shape[d]) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 bool BroadcastInput(const Tensor& input, const sy_tensor_meta_t& out,
                     int64_t* strides) {

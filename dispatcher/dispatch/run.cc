@@ -18,14 +18,6 @@
 namespace sy::core {
 namespace {
 
-bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
-  if (t.ndim() != meta.ndim) return false;
-  for (int d = 0; d < meta.ndim; ++d) {
-    if (t.shape()[d] != meta.shape[d]) return false;
-  }
-  return true;
-}
-
 // False when two indices of `t` may reach one element: a stride 0 on a
 // dimension of size > 1, or strides that do not each step past everything
 // the smaller ones reach (sufficient for "no overlap", and true of every

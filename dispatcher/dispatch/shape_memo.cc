@@ -24,30 +24,6 @@ Entry* Table() {
 
 }  // namespace
 
-bool ShapeKey::AddAttr(const sy_attr_t& attr) {
-  Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
-  switch (attr.kind) {
-    case SY_ATTR_NONE: return true;
-    case SY_ATTR_INT: Add(static_cast<uint64_t>(attr.value.i)); return true;
-    case SY_ATTR_FLOAT: {
-      uint64_t bits;
-      std::memcpy(&bits, &attr.value.f, sizeof bits);
-      Add(bits);
-      return true;
-    }
-    case SY_ATTR_BOOL: Add(attr.value.b != 0 ? 1 : 0); return true;
-    case SY_ATTR_DTYPE: Add(attr.value.dtype); return true;
-    case SY_ATTR_INTS:
-      Add(static_cast<uint64_t>(attr.value.ints.size));
-      for (int64_t i = 0; i < attr.value.ints.size && usable(); ++i) {
-        Add(static_cast<uint64_t>(attr.value.ints.data[i]));
-      }
-      return true;
-    default:
-      return false;  // strings: compared by content, not worth it
-  }
-}
-
 bool RecallShapes(uint64_t op_serial, const ShapeKey& key,
                   absl::Span<sy_tensor_meta_t> outputs) {
   const Entry& e = Table()[op_serial % kEntries];

@@ -20,6 +20,41 @@
 
 namespace sy::core {
 
+// Appends one attribute's kind and value to a call's signature: `sink` is
+// anything with Add(uint64_t) (ShapeKey here, the call plans' signature in
+// call_plan.cc). False for what no signature holds: strings (compared by
+// content, not worth it), communicators, unknown kinds, and int lists that
+// are malformed or longer than kMaxListWords.
+inline constexpr int64_t kMaxListWords = 64;
+template <class Sink>
+bool AppendAttrWords(const sy_attr_t& attr, Sink& sink) {
+  sink.Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
+  switch (attr.kind) {
+    case SY_ATTR_NONE: return true;
+    case SY_ATTR_INT: sink.Add(static_cast<uint64_t>(attr.value.i)); return true;
+    case SY_ATTR_FLOAT: {
+      uint64_t bits;
+      std::memcpy(&bits, &attr.value.f, sizeof bits);
+      sink.Add(bits);
+      return true;
+    }
+    case SY_ATTR_BOOL: sink.Add(attr.value.b != 0 ? 1 : 0); return true;
+    case SY_ATTR_DTYPE: sink.Add(static_cast<uint64_t>(attr.value.dtype)); return true;
+    case SY_ATTR_INTS:
+      if (attr.value.ints.size < 0 || attr.value.ints.size > kMaxListWords ||
+          (attr.value.ints.size > 0 && attr.value.ints.data == nullptr)) {
+        return false;
+      }
+      sink.Add(static_cast<uint64_t>(attr.value.ints.size));
+      for (int64_t i = 0; i < attr.value.ints.size; ++i) {
+        sink.Add(static_cast<uint64_t>(attr.value.ints.data[i]));
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The signature of one call, built as Bind walks it.
 class ShapeKey {
  public:
@@ -33,8 +68,8 @@ class ShapeKey {
     Add(uint64_t{meta.dtype} | uint64_t{static_cast<uint32_t>(meta.ndim)} << 32);
     for (int d = 0; d < meta.ndim; ++d) Add(static_cast<uint64_t>(meta.shape[d]));
   }
-  // False for attributes the memo does not take (strings).
-  bool AddAttr(const sy_attr_t& attr);
+  // False for attributes the memo does not take (AppendAttrWords).
+  bool AddAttr(const sy_attr_t& attr) { return AppendAttrWords(attr, *this); }
   // Too long, or holding an attribute it cannot take.
   void Spoil() { size_ = kMaxWords + 1; }
   bool usable() const { return size_ <= kMaxWords; }

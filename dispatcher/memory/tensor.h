@@ -139,6 +139,17 @@ class Tensor {
   boost::intrusive_ptr<TensorImpl> impl_;
 };
 
+// Whether `t` has `meta`'s rank and shape. A plain loop: ranks are tiny,
+// and std::equal on int64 becomes a memcmp call that costs more than the
+// comparison.
+inline bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
+  if (t.ndim() != meta.ndim) return false;
+  for (int d = 0; d < meta.ndim; ++d) {
+    if (t.shape()[d] != meta.shape[d]) return false;
+  }
+  return true;
+}
+
 // Contiguous (row-major) strides for `shape`.
 void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides);
 
