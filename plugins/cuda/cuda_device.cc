@@ -13,6 +13,7 @@
 #if defined(SY_CUDA_HAVE_NCCL)
 #include "collectives/nccl_comm.h"
 #endif
+#include "switchyard/gpu/device_checks.h"
 #include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -191,6 +192,7 @@ void DestroyStream(Stream* stream) {
     }
     if (stream->staging[i] != nullptr) cudaFreeHost(stream->staging[i]);
   }
+  gpu::FreeDeviceChecks(stream);
   if (stream->stream != nullptr) cudaStreamDestroy(stream->stream);
   delete stream;
 }
@@ -210,6 +212,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
     // which other libraries in the process may use.
     cudaError_t status =
         cudaStreamCreateWithFlags(&stream->stream, cudaStreamNonBlocking);
+    if (status == cudaSuccess) status = gpu::AllocateDeviceChecks(stream);
     for (size_t i = 0; i < Stream::kStagingSlots && status == cudaSuccess;
          ++i) {
       status = cudaMallocHost(&stream->staging[i], Stream::kStagingBytes);
@@ -256,10 +259,13 @@ sy_error_t* StreamSynchronize(void* self, sy_stream_t handle) {
     sy_error_t* error = nullptr;
     Stream* stream = LockedStream(handle, "stream_synchronize", &error);
     if (error != nullptr) return error;
-    return CudaError(cudaStreamSynchronize(stream->stream),
+    SY_PLUGIN_RETURN_IF_ERROR(CudaError(
+        cudaStreamSynchronize(stream->stream),
                      "cuda device: stream_synchronize",
                      StrCat("work queued on a stream of cuda:", stream->device,
-                            " failed (possibly an earlier kernel)"));
+                            " failed (possibly an earlier kernel)")));
+    // Note [Deferred device checks]: what the stream's kernels found.
+    return gpu::TakeRaisedChecks(*stream);
   });
 }
 

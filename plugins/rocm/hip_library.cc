@@ -33,9 +33,9 @@
   X(hipHostMalloc, (void** ptr, size_t size, unsigned int flags),            \
     (ptr, size, flags))                                                      \
   X(hipHostFree, (void* ptr), (ptr))                                         \
-  X(hipMallocAsync, (void** ptr, size_t size, hipStream_t stream),           \
-    (ptr, size, stream))                                                     \
-  X(hipFreeAsync, (void* ptr, hipStream_t stream), (ptr, stream))            \
+  X(hipHostGetDevicePointer,                                                 \
+    (void** device_ptr, void* host_ptr, unsigned int flags),                 \
+    (device_ptr, host_ptr, flags))                                           \
   X(hipMemcpyAsync,                                                          \
     (void* dst, const void* src, size_t size, hipMemcpyKind kind,            \
      hipStream_t stream),                                                    \

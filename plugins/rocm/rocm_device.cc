@@ -11,6 +11,7 @@
 
 #include "hip_library.h"
 #include "rocm_util.h"
+#include "switchyard/gpu/device_checks.h"
 #include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
 
@@ -229,6 +230,7 @@ void DestroyStream(Stream* stream) {
     }
     if (stream->staging[i] != nullptr) (void)hipHostFree(stream->staging[i]);
   }
+  gpu::FreeDeviceChecks(stream);
   if (stream->stream != nullptr) (void)hipStreamDestroy(stream->stream);
   delete stream;
 }
@@ -248,6 +250,7 @@ sy_error_t* StreamCreate(void* self, int32_t device, sy_stream_t* out_stream) {
     // which other libraries in the process may use.
     hipError_t status =
         hipStreamCreateWithFlags(&stream->stream, hipStreamNonBlocking);
+    if (status == hipSuccess) status = gpu::AllocateDeviceChecks(stream);
     for (size_t i = 0; i < Stream::kStagingSlots && status == hipSuccess;
          ++i) {
       status = hipHostMalloc(&stream->staging[i], Stream::kStagingBytes,
@@ -295,10 +298,13 @@ sy_error_t* StreamSynchronize(void* self, sy_stream_t handle) {
     sy_error_t* error = nullptr;
     Stream* stream = LockedStream(handle, "stream_synchronize", &error);
     if (error != nullptr) return error;
-    return HipError(hipStreamSynchronize(stream->stream),
+    SY_PLUGIN_RETURN_IF_ERROR(HipError(
+        hipStreamSynchronize(stream->stream),
                     "rocm device: stream_synchronize",
                     StrCat("work queued on a stream of rocm:", stream->device,
-                           " failed (possibly an earlier kernel)"));
+                           " failed (possibly an earlier kernel)")));
+    // Note [Deferred device checks]: what the stream's kernels found.
+    return gpu::TakeRaisedChecks(*stream);
   });
 }
 

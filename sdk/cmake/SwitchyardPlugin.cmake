@@ -69,7 +69,8 @@ if(NOT SWITCHYARD_GPU_SOURCE_DIR)
   get_filename_component(SWITCHYARD_GPU_SOURCE_DIR
                          ${CMAKE_CURRENT_LIST_DIR}/../gpu ABSOLUTE)
 endif()
-set(_sy_gpu_host kernel_list.cc kernel_util.cc row_layout.cc gemm_problem.cc)
+set(_sy_gpu_host kernel_list.cc kernel_util.cc row_layout.cc gemm_problem.cc
+    device_checks.cc)
 set(_sy_gpu_kernels creation.cu unary.cu binary.cu binary_scalar.cu
     compare.cu reduction.cu norm.cu layout.cu)
 list(TRANSFORM _sy_gpu_host PREPEND ${SWITCHYARD_GPU_SOURCE_DIR}/)

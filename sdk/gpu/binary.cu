@@ -1,13 +1,14 @@
 // Binary arithmetic kernels with two tensors (.Tensor): add sub mul div pow
 // maximum minimum, inputs of one dtype, already broadcast by the core.
 // Semantics in binary_ops.cuh. Integer div and pow check their divisor or
-// exponent on the device: elements without a result become 0 and raise a
-// flag that the kernel reads back (one synchronization per call, as
-// embedding's index check), so the call fails with the cpu plugin's
-// message instead of returning garbage.
+// exponent on the device: elements without a result become 0 and raise the
+// stream's flag, so the stream's next synchronization fails (or, with
+// SWITCHYARD_GPU_SYNC_CHECKS=1, the call, with the cpu plugin's message)
+// instead of returning garbage (Note [Deferred device checks]).
 #include <string>
 
 #include "switchyard/gpu/binary_ops.cuh"
+#include "switchyard/gpu/device_checks.h"
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
 #include "switchyard/gpu/kernel_list.h"
@@ -33,45 +34,24 @@ std::string RefusedMessage(std::string_view b, sy_dtype_t dtype) {
   }
 }
 
-// Integer div/pow .Tensor: the op with its b checked on the device, then
-// the flag read back.
+// Integer div/pow .Tensor: the op with its b checked on the device.
 template <class Op, sy_dtype_t D>
 sy_error_t* CheckedIntKernel(const sy_kernel_call_t* call,
                              const Stream& stream) {
   constexpr std::string_view op = Op::kTensor;
-  static const std::string where = Where(op);
   using S = Storage<D>;
-  if (plugin::NumElements(call->outputs[0]) == 0) return nullptr;
-  int* flag = nullptr;
-  SY_PLUGIN_RETURN_IF_ERROR(RuntimeError(
-      MallocAsync(reinterpret_cast<void**>(&flag), sizeof(int), stream.stream),
-      where, "allocating the divisor check flag failed"));
-  int refused = 0;
-  Error status = MemsetAsync(flag, 0, sizeof(int), stream.stream);
-  sy_error_t* launch = nullptr;
-  if (status == kSuccess) {
-    launch = LaunchElementwise<S, S, S>(Checked<Op>{Op{}, flag}, stream,
-                                        call->outputs[0],
-                                        {&call->inputs[0], &call->inputs[1]},
-                                        op);
-  }
-  if (status == kSuccess && launch == nullptr) {
-    status = MemcpyDeviceToHostAsync(&refused, flag, sizeof(int), stream.stream);
-  }
-  (void)FreeAsync(flag, stream.stream);
-  if (status == kSuccess && launch == nullptr) {
-    status = StreamSynchronize(stream.stream);
-  }
-  if (launch != nullptr) return launch;
-  SY_PLUGIN_RETURN_IF_ERROR(
-      RuntimeError(status, where, "running the integer kernel failed"));
-  if (refused != 0) {
-    return OpError(op, RefusedMessage<Op>(std::is_same_v<Op, DivOp>
-                                              ? "input 'b' has a zero element"
-                                              : "input 'b' has a negative element",
-                                          D));
-  }
-  return nullptr;
+  constexpr DeviceCheck check = std::is_same_v<Op, DivOp>
+                                    ? DeviceCheck::kIntegerDivisor
+                                    : DeviceCheck::kIntegerExponent;
+  SY_PLUGIN_RETURN_IF_ERROR((LaunchElementwise<S, S, S>(
+      Checked<Op>{Op{}, CheckFlag(stream, check)}, stream, call->outputs[0],
+      {&call->inputs[0], &call->inputs[1]}, op)));
+  return FinishCheckedCall(stream, check, op, [] {
+    return RefusedMessage<Op>(std::is_same_v<Op, DivOp>
+                                  ? "input 'b' has a zero element"
+                                  : "input 'b' has a negative element",
+                              D);
+  });
 }
 
 template <class Op, sy_dtype_t D>

@@ -2,12 +2,13 @@
 // its slice of the output) and embedding (a gather of weight rows).
 //
 // embedding checks its indices on the device: an index outside [0, rows)
-// writes zeros and raises a flag that the kernel reads back before it
-// returns, so a bad index is an INVALID_ARGUMENT error, never an
-// out-of-bounds read. That read-back synchronizes the stream: embedding
-// costs one round trip to the host per call (docs/gpu-kernels.md).
+// writes zeros and raises the stream's flag, so a bad index is an
+// INVALID_ARGUMENT error, never an out-of-bounds read. The error comes at
+// the stream's next synchronization, or at the call with
+// SWITCHYARD_GPU_SYNC_CHECKS=1 (Note [Deferred device checks]).
 #include <string>
 
+#include "switchyard/gpu/device_checks.h"
 #include "switchyard/gpu/dtypes.h"
 #include "switchyard/gpu/elementwise.cuh"
 #include "switchyard/gpu/kernel_list.h"
@@ -83,7 +84,7 @@ __global__ void EmbeddingKernel(RowLayout l, const S* __restrict__ weight,
                                 int64_t num_rows, int64_t w_row_stride,
                                 int64_t w_col_stride,
                                 const I* __restrict__ indices,
-                                S* __restrict__ out, int* bad) {
+                                S* __restrict__ out, unsigned int* bad) {
   const int64_t total = l.rows * l.row_len;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -128,36 +129,19 @@ sy_error_t* EmbeddingKernelFn(const sy_kernel_call_t* call) {
       strides[1][i] = i < idx.ndim ? idx.strides[i] : 0;
     }
     const RowLayout l = MakeRowLayout(out.shape, out.ndim, inner, 2, strides);
-    int* bad = nullptr;
-    SY_PLUGIN_RETURN_IF_ERROR(
-        RuntimeError(MallocAsync(reinterpret_cast<void**>(&bad), sizeof(int),
-                                 stream->stream),
-                     where, "allocating the index check flag failed"));
-    int host_bad = 0;
-    Error status = MemsetAsync(bad, 0, sizeof(int), stream->stream);
-    if (status == kSuccess) {
-      const int64_t total = l.rows * l.row_len;
-      EmbeddingKernel<Storage<D>, Storage<ID>>
-          <<<GridFor(total, stream->device), kThreads, 0, stream->stream>>>(
-              l, ElementPtr<const Storage<D>>(w), w.shape[0], w.strides[0],
-              w.strides[1], ElementPtr<const Storage<ID>>(idx),
-              ElementPtr<Storage<D>>(out), bad);
-      status = GetLastError();
-    }
-    if (status == kSuccess) {
-      status = MemcpyDeviceToHostAsync(&host_bad, bad, sizeof(int),
-                                       stream->stream);
-    }
-    (void)FreeAsync(bad, stream->stream);
-    if (status == kSuccess) status = StreamSynchronize(stream->stream);
-    SY_PLUGIN_RETURN_IF_ERROR(
-        RuntimeError(status, where, "gathering the embedding rows failed"));
-    if (host_bad != 0) {
-      return OpError(op, StrCat("input 'indices' holds an index outside [0, ",
-                                w.shape[0], ") (the rows of input 'weight'); "
-                                "pass indices in range"));
-    }
-    return nullptr;
+    const int64_t total = l.rows * l.row_len;
+    EmbeddingKernel<Storage<D>, Storage<ID>>
+        <<<GridFor(total, stream->device), kThreads, 0, stream->stream>>>(
+            l, ElementPtr<const Storage<D>>(w), w.shape[0], w.strides[0],
+            w.strides[1], ElementPtr<const Storage<ID>>(idx),
+            ElementPtr<Storage<D>>(out),
+            CheckFlag(*stream, DeviceCheck::kEmbeddingIndex));
+    SY_PLUGIN_RETURN_IF_ERROR(RuntimeError(
+        GetLastError(), where, "gathering the embedding rows failed"));
+    return FinishCheckedCall(*stream, DeviceCheck::kEmbeddingIndex, op, [&] {
+      return StrCat("input 'indices' holds an index outside [0, ", w.shape[0],
+                    ") (the rows of input 'weight'); pass indices in range");
+    });
   });
 }
 

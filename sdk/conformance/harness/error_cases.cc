@@ -42,11 +42,21 @@ ErrorCase Error(std::string name, std::string variant, std::string op,
   return e;
 }
 
+// An ErrorCase whose error is in the input's values (ErrorCase::found_in_data).
+ErrorCase DataError(std::string name, std::string variant, std::string op,
+                    std::vector<InputSpec> inputs, std::vector<AttrValue> attrs,
+                    std::vector<std::vector<std::string>> mentions, OpCase follow_up) {
+  ErrorCase e = Error(std::move(name), std::move(variant), std::move(op), std::move(inputs),
+                      std::move(attrs), std::move(mentions), std::move(follow_up));
+  e.found_in_data = true;
+  return e;
+}
+
 void IntegerDivisionByZero(std::vector<ErrorCase>& out) {
   for (sy_dtype_t d : {SY_DTYPE_I32, SY_DTYPE_I64, SY_DTYPE_I8, SY_DTYPE_U8}) {
     const std::vector<double> a = d == SY_DTYPE_U8 ? std::vector<double>{7, 9, 5, 3, 8}
                                                    : std::vector<double>{7, -9, 5, 3, 8};
-    out.push_back(Error(
+    out.push_back(DataError(
         "div_Tensor_by_zero", std::string(DtypeName(d)), "div.Tensor",
         {Fixed(d, a), Fixed(d, {2, 3, 0, 1, 4})}, {}, {{"zero", "by 0"}},
         FollowUp("nonzero divisors", {In(d, {5}, Domain::kArith), In(d, {5}, Domain::kNonZero)},
@@ -71,10 +81,10 @@ void EmbeddingIndices(std::vector<ErrorCase>& out) {
     const std::string variant = "f32_" + std::string(DtypeName(d));
     OpCase follow_up = FollowUp("indices in range", {In(kF32, {4, 3}), specs::Index(d, {5}, 4)},
                                 {}, Accuracy::kExact, reference);
-    out.push_back(Error("embedding_index_too_large", variant, "embedding",
+    out.push_back(DataError("embedding_index_too_large", variant, "embedding",
                         {In(kF32, {4, 3}), Fixed(d, {0, 4, 1})}, {},
                         {{"range", "out of", "bound", "4"}}, follow_up));
-    out.push_back(Error("embedding_index_negative", variant, "embedding",
+    out.push_back(DataError("embedding_index_negative", variant, "embedding",
                         {In(kF32, {4, 3}), Fixed(d, {0, -1})}, {},
                         {{"range", "out of", "bound", "negative", "-1"}}, follow_up));
   }

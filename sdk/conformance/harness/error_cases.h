@@ -3,6 +3,10 @@
 // dtypes. Each must fail with INVALID_ARGUMENT and a message that names the
 // op, what was wrong and what to do; and the backend must still work
 // afterwards: the case's follow-up, a valid call of the same op, must pass.
+// What only the data shows (`found_in_data`) a device may report at the
+// stream's next synchronization instead of at the call, as GPU plugins do
+// (sdk: Note [Deferred device checks]): then reading the call's output back
+// must fail with that error.
 #ifndef SWITCHYARD_SDK_CONFORMANCE_HARNESS_ERROR_CASES_H_
 #define SWITCHYARD_SDK_CONFORMANCE_HARNESS_ERROR_CASES_H_
 
@@ -24,6 +28,9 @@ struct ErrorCase {
   // of each entry (case-insensitive), besides the op's base name.
   std::vector<std::vector<std::string>> mentions;
   OpCase follow_up;  // a valid call of `op`, contiguous
+  // The error is in the input's values, not its shapes, dtypes or
+  // attributes: it may be reported when the output is read back.
+  bool found_in_data = false;
 };
 
 std::vector<ErrorCase> ErrorCases();

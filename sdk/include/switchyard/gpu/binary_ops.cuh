@@ -118,11 +118,12 @@ struct PowOp {
 };
 
 // Op over integers with b checked: where Op refuses b, the result is 0 and
-// *refused becomes 1 (a benign race: every writer writes 1).
+// *refused becomes 1 (a benign race: every writer writes 1; the stream's
+// flag, device_checks.h).
 template <class Op>
 struct Checked {
   Op op;
-  int* refused;
+  unsigned int* refused;
   template <class T>
   __device__ __forceinline__ T operator()(T a, T b) const {
     if (Op::Refuses(b)) {

@@ -3,8 +3,8 @@
 // GPU runtime is named here once, in namespace sy::gpu, and maps onto the
 // CUDA runtime or onto HIP:
 //   - runtime calls: Error, NativeStream, kSuccess, GetDevice, SetDevice,
-//     GetLastError, ErrorName, ErrorString, MultiProcessorCount, MallocAsync,
-//     FreeAsync, MemsetAsync, MemcpyDeviceToHostAsync, StreamSynchronize;
+//     GetLastError, ErrorName, ErrorString, MultiProcessorCount,
+//     StreamSynchronize, HostAllocMapped, HostDevicePointer, FreeHost;
 //   - 16-bit storage types `half` and `bfloat16`, and their conversions
 //     (round to nearest even on the way in, exact on the way out);
 //   - on the device: kWarpSize, ShflXor.
@@ -82,23 +82,16 @@ inline Error MultiProcessorCount(int device, int* out) {
   return hipDeviceGetAttribute(out, hipDeviceAttributeMultiprocessorCount,
                                device);
 }
-inline Error MallocAsync(void** ptr, size_t size, NativeStream stream) {
-  return hipMallocAsync(ptr, size, stream);
-}
-inline Error FreeAsync(void* ptr, NativeStream stream) {
-  return hipFreeAsync(ptr, stream);
-}
-inline Error MemsetAsync(void* ptr, int value, size_t size,
-                         NativeStream stream) {
-  return hipMemsetAsync(ptr, value, size, stream);
-}
-inline Error MemcpyDeviceToHostAsync(void* dst, const void* src, size_t size,
-                                     NativeStream stream) {
-  return hipMemcpyAsync(dst, src, size, hipMemcpyDeviceToHost, stream);
-}
 inline Error StreamSynchronize(NativeStream stream) {
   return hipStreamSynchronize(stream);
 }
+inline Error HostAllocMapped(void** ptr, size_t size) {
+  return hipHostMalloc(ptr, size, hipHostMallocMapped);
+}
+inline Error HostDevicePointer(void** device_ptr, void* host_ptr) {
+  return hipHostGetDevicePointer(device_ptr, host_ptr, 0);
+}
+inline Error FreeHost(void* ptr) { return hipHostFree(ptr); }
 #else
 using Error = cudaError_t;
 using NativeStream = cudaStream_t;
@@ -112,23 +105,16 @@ inline const char* ErrorString(Error e) { return cudaGetErrorString(e); }
 inline Error MultiProcessorCount(int device, int* out) {
   return cudaDeviceGetAttribute(out, cudaDevAttrMultiProcessorCount, device);
 }
-inline Error MallocAsync(void** ptr, size_t size, NativeStream stream) {
-  return cudaMallocAsync(ptr, size, stream);
-}
-inline Error FreeAsync(void* ptr, NativeStream stream) {
-  return cudaFreeAsync(ptr, stream);
-}
-inline Error MemsetAsync(void* ptr, int value, size_t size,
-                         NativeStream stream) {
-  return cudaMemsetAsync(ptr, value, size, stream);
-}
-inline Error MemcpyDeviceToHostAsync(void* dst, const void* src, size_t size,
-                                     NativeStream stream) {
-  return cudaMemcpyAsync(dst, src, size, cudaMemcpyDeviceToHost, stream);
-}
 inline Error StreamSynchronize(NativeStream stream) {
   return cudaStreamSynchronize(stream);
 }
+inline Error HostAllocMapped(void** ptr, size_t size) {
+  return cudaHostAlloc(ptr, size, cudaHostAllocMapped);
+}
+inline Error HostDevicePointer(void** device_ptr, void* host_ptr) {
+  return cudaHostGetDevicePointer(device_ptr, host_ptr, 0);
+}
+inline Error FreeHost(void* ptr) { return cudaFreeHost(ptr); }
 #endif
 
 // The widest warp (wavefront) of any device the runtime may run on: 32 on

@@ -7,7 +7,7 @@
 // Streams: every sy_stream_t the host passes to a shared kernel must be the
 // address of a gpu::Stream, which the plugin's own stream object derives
 // from (convert with static_cast to gpu::Stream* before making the handle,
-// and back). The shared kernels read only these two fields.
+// and back). The shared kernels read only its fields.
 #ifndef SWITCHYARD_GPU_TARGET_H_
 #define SWITCHYARD_GPU_TARGET_H_
 
@@ -19,10 +19,19 @@
 
 namespace sy::gpu {
 
+struct DeviceChecks;  // device_checks.h
+
 // The part of a plugin's stream that kernels use.
 struct Stream {
   int32_t device = 0;
   NativeStream stream = nullptr;
+  // The stream's device-check flags (Note [Deferred device checks],
+  // device_checks.h): one block of pinned host memory mapped into the
+  // device's address space, made by the plugin's stream_create with
+  // AllocateDeviceChecks. `checks` is the host's address of it,
+  // `device_checks` the kernels'.
+  DeviceChecks* checks = nullptr;
+  DeviceChecks* device_checks = nullptr;
 };
 
 // Who the shared kernels run for. All fields are constants of the plugin.
