@@ -150,11 +150,12 @@ PyObject* DeviceInfo(PyObject*, PyObject* arg) {
   sy_device_info_t i{};
   i.struct_size = sizeof i;
   SY_CHECK(sy_device_get_info(device, &i));
-  return Py_BuildValue("(NNNNNNiiK(ii))", Text(i.label), Text(i.type), Text(i.plugin),
+  return Py_BuildValue("(NNNNNNiiK(ii)I)", Text(i.label), Text(i.type), Text(i.plugin),
                        Text(i.name), Text(i.vendor), Text(i.driver_version), i.index,
                        i.compute_units,
                        static_cast<unsigned long long>(i.total_memory_bytes),
-                       i.dl_device.device_type, i.dl_device.device_id);
+                       i.dl_device.device_type, i.dl_device.device_id,
+                       static_cast<unsigned int>(i.float_flags));
 }
 
 PyObject* DeviceAllocatorStats(PyObject*, PyObject* arg) {

@@ -20,7 +20,9 @@ from . import _library
 from ._library import _C
 from . import _errors
 from ._autotune import Verdict
-from ._context import AllocatorStats, Context, Device, LoadRecord, default_context
+from ._context import (FLOAT_FLUSHES_F16_SUBNORMALS, FLOAT_FLUSHES_F32_SUBNORMALS,
+                       FLOAT_FLUSHES_F64_SUBNORMALS, AllocatorStats, Context, Device,
+                       LoadRecord, default_context)
 from ._dtypes import (DType, bfloat16, bool_, float16, float32, float64, int8, int32,
                       int64, uint8)
 from ._errors import (AbortedError, AlreadyExistsError, CancelledError, DataLossError,

@@ -79,6 +79,10 @@ class AllocatorStats:
     device_allocations: int
     device_frees: int
 
+FLOAT_FLUSHES_F32_SUBNORMALS: int
+FLOAT_FLUSHES_F16_SUBNORMALS: int
+FLOAT_FLUSHES_F64_SUBNORMALS: int
+
 class Device:
     context: Context
     label: str
@@ -91,6 +95,7 @@ class Device:
     compute_units: int
     total_memory_bytes: int
     dlpack_device: tuple[int, int]
+    float_flags: int
     def synchronize(self) -> None: ...
     def allocator_stats(self) -> AllocatorStats: ...
     def empty_cache(self) -> None: ...

@@ -34,6 +34,12 @@ class LoadRecord:
     load_ms: float
 
 
+# Device.float_flags bits (SY_FLOAT_FLUSHES_* in switchyard/common.h).
+FLOAT_FLUSHES_F32_SUBNORMALS = 1
+FLOAT_FLUSHES_F16_SUBNORMALS = 2
+FLOAT_FLUSHES_F64_SUBNORMALS = 4
+
+
 @dataclass(frozen=True)
 class AllocatorStats:
     allocated_bytes: int
@@ -46,14 +52,19 @@ class AllocatorStats:
 
 
 class Device:
-    """A device of a context ("cpu:0"). Compare with ==; str() gives its label."""
+    """A device of a context ("cpu:0"). Compare with ==; str() gives its label.
+
+    `float_flags` says which subnormals the device's arithmetic may flush to
+    zero: a mask of FLOAT_FLUSHES_F32_SUBNORMALS, FLOAT_FLUSHES_F16_SUBNORMALS
+    and FLOAT_FLUSHES_F64_SUBNORMALS (0: it keeps them all, as the cpu does).
+    """
 
     def __init__(self, context, handle):
         self.context = context
         self._handle = handle
         (self.label, self.type, self.plugin, self.name, self.vendor, self.driver_version,
          self.index, self.compute_units, self.total_memory_bytes,
-         self.dlpack_device) = _C.device_info(handle)
+         self.dlpack_device, self.float_flags) = _C.device_info(handle)
 
     def synchronize(self):
         """Waits for every op queued on this device."""

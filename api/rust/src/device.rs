@@ -39,7 +39,15 @@ pub struct DeviceInfo {
     pub total_memory_bytes: u64,
     /// DLPack device (type code, id).
     pub dl_device: (i32, i32),
+    /// Which subnormals the device's arithmetic may flush to zero: a mask of
+    /// `FLOAT_FLUSHES_*` (0: it keeps them all, as the cpu does).
+    pub float_flags: u32,
 }
+
+/// `DeviceInfo::float_flags` bits (`SY_FLOAT_FLUSHES_*`, switchyard/common.h).
+pub const FLOAT_FLUSHES_F32_SUBNORMALS: u32 = 1;
+pub const FLOAT_FLUSHES_F16_SUBNORMALS: u32 = 2;
+pub const FLOAT_FLUSHES_F64_SUBNORMALS: u32 = 4;
 
 /// A snapshot of the device's caching allocator (`sy_allocator_stats_t`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -96,6 +104,7 @@ impl<'c> Device<'c> {
                 compute_units: i.compute_units,
                 total_memory_bytes: i.total_memory_bytes,
                 dl_device: (i.dl_device.device_type, i.dl_device.device_id),
+                float_flags: i.float_flags,
             })
         }
     }

@@ -226,6 +226,9 @@ pub struct sy_device_info_t {
     pub compute_units: i32,
     pub total_memory_bytes: u64,
     pub dl_device: sy_device_t,
+    // 1.2
+    pub float_flags: u32,
+    pub reserved: u32,
 }
 
 #[repr(C)]
@@ -449,7 +452,7 @@ mod layout {
         assert_eq!(size_of::<sy_device_t>(), 8);
         assert_eq!(size_of::<sy_context_options_t>(), 88);
         assert_eq!(size_of::<sy_plugin_record_t>(), 120);
-        assert_eq!(size_of::<sy_device_info_t>(), 88);
+        assert_eq!(size_of::<sy_device_info_t>(), 96); // with 1.2's float_flags
         assert_eq!(size_of::<sy_allocator_stats_t>(), 72);
         assert_eq!(size_of::<sy_op_info_t>(), 88);
         assert_eq!(size_of::<sy_op_arg_t>(), 88);

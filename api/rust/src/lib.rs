@@ -30,7 +30,10 @@ mod tensor;
 mod util;
 
 pub use context::{api_version, library_version, Context, ContextOptions, LoadOutcome, PluginRecord};
-pub use device::{AllocatorStats, Device, DeviceInfo};
+pub use device::{
+    AllocatorStats, Device, DeviceInfo, FLOAT_FLUSHES_F16_SUBNORMALS, FLOAT_FLUSHES_F32_SUBNORMALS,
+    FLOAT_FLUSHES_F64_SUBNORMALS,
+};
 pub use dtype::{DType, Element};
 pub use error::{Code, Error, Result};
 pub use op::{ArgInfo, ArgKind, Attr, Op};

@@ -35,6 +35,7 @@ fn versions_report_and_devices() {
     assert_eq!((info.label.as_str(), info.device_type.as_str()), ("cpu:0", "cpu"));
     assert_eq!(info.plugin, "cpu");
     assert_eq!(info.dl_device, (1, 0), "kDLCPU, id 0");
+    assert_eq!(info.float_flags, 0, "the cpu keeps subnormals");
     assert!(devices.contains(&ctx.device("cpu").unwrap()), "one handle per device");
     assert!(ctx.info_json().unwrap().contains("\"cpu\""));
     ctx.synchronize().unwrap();

@@ -26,6 +26,9 @@ def test_load_report_and_devices(ctx):
     device = devices[0]
     assert device == ctx.device("cpu") == ctx.device("cpu:0")
     assert device.type == "cpu" and device.plugin == "cpu" and device.compute_units > 0
+    assert device.float_flags == 0  # the cpu keeps subnormals
+    assert (sy.FLOAT_FLUSHES_F32_SUBNORMALS, sy.FLOAT_FLUSHES_F16_SUBNORMALS,
+            sy.FLOAT_FLUSHES_F64_SUBNORMALS) == (1, 2, 4)
     assert device.dlpack_device == (1, 0)
     device.synchronize()
     ctx.synchronize()

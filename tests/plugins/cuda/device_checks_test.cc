@@ -117,13 +117,15 @@ TEST(DeviceChecks, IntegerDivisionByZero) {
 TEST(DeviceChecks, OneSynchronizationReportsEveryFailedCheck) {
   SY_SKIP_WITHOUT_CUDA();
   if (ChecksAtCall()) GTEST_SKIP() << "checks are made at each call";
+  // Every input first: an upload from pageable memory synchronizes the
+  // stream, which would report the first check before the second ran.
   const std::vector<int64_t> indices = {9};
   const std::vector<int64_t> zero = {0};
-  ASSERT_TRUE(CallOne("embedding", {Upload(SY_DTYPE_F32, {2, 2}, RandomFloats(4, 42)),
-                                    Upload(SY_DTYPE_I64, {1}, indices)})
-                  .ok());
-  ASSERT_TRUE(CallOne("div", {Upload(SY_DTYPE_I64, {1}, zero), Upload(SY_DTYPE_I64, {1}, zero)})
-                  .ok());
+  const Tensor weight = Upload(SY_DTYPE_F32, {2, 2}, RandomFloats(4, 42));
+  const Tensor bad_indices = Upload(SY_DTYPE_I64, {1}, indices);
+  const Tensor zeros = Upload(SY_DTYPE_I64, {1}, zero);
+  ASSERT_TRUE(CallOne("embedding", {weight, bad_indices}).ok());
+  ASSERT_TRUE(CallOne("div", {zeros, zeros}).ok());
   const absl::Status synced = Env().cuda->Synchronize();
   EXPECT_THAT(synced.message(),
               AllOf(HasSubstr("embedding: input 'indices' held an index out of range"),
