@@ -193,6 +193,11 @@ void DestroyStream(Stream* stream) {
     if (stream->staging[i] != nullptr) cudaFreeHost(stream->staging[i]);
   }
   gpu::FreeDeviceChecks(stream);
+  if (stream->gemm_workspace != nullptr) {
+    // Queued GEMMs may still read it.
+    if (stream->stream != nullptr) cudaStreamSynchronize(stream->stream);
+    cudaFree(stream->gemm_workspace);
+  }
   if (stream->stream != nullptr) cudaStreamDestroy(stream->stream);
   delete stream;
 }

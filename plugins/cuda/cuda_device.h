@@ -45,7 +45,14 @@ struct Stream : gpu::Stream {
   std::array<void*, kStagingSlots> staging{};
   std::array<cudaEvent_t, kStagingSlots> staging_done{};
   size_t next_slot = 0;
+  // cuBLASLt's workspace for the stream's GEMMs (Note [GEMM plans],
+  // kernels/gemm.cc): kGemmWorkspaceBytes, made by the first GEMM that
+  // needs one and freed with the stream. Its GEMMs use it in stream order.
+  void* gemm_workspace = nullptr;
 };
+
+// The workspace each stream offers cuBLASLt (its advice for Hopper).
+inline constexpr size_t kGemmWorkspaceBytes = size_t{32} << 20;
 
 // The probe made once per process (in sy_plugin_init): how many devices
 // there are, or why there are none.

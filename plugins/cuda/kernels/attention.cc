@@ -2,7 +2,8 @@
 // the fused kernels do not take, describe the operands (batch dims
 // broadcast, any strides; operands the flash kernel cannot read in place
 // are packed first), and run cuDNN's fused attention or the plugin's own
-// flash kernel.
+// flash kernel (f16, bf16), or two GEMMs around a row kernel (f32, f64:
+// attention_gemm.h).
 #include "kernels/attention.h"
 
 #include <cuda_runtime_api.h>
@@ -12,6 +13,7 @@
 
 #include "cuda_util.h"
 #include "kernels/attention_cudnn.h"
+#include "kernels/attention_gemm.h"
 #include "kernels/cudnn_library.h"
 #include "kernels/flash_attention.h"
 #include "kernels/scratch.h"
@@ -171,7 +173,15 @@ sy_error_t* AttentionImpl(const sy_kernel_call_t* call, sy_dtype_t dtype,
   }
   const int64_t e = q->shape[q->ndim - 1], ev = v->shape[v->ndim - 1];
   const int64_t lq = q->shape[q->ndim - 2], lk = k->shape[k->ndim - 2];
-  if (e > kAttentionMaxHeadDim || ev > kAttentionMaxHeadDim) {
+  const bool by_gemms = dtype == SY_DTYPE_F32 || dtype == SY_DTYPE_F64;
+  if (by_gemms) {
+    // Note [Attention by GEMMs]: cuBLASLt writes the output's rows.
+    const sy_tensor_view_t& o = call->outputs[0];
+    if (o.ndim >= 1 && o.shape[o.ndim - 1] > 1 && o.strides != nullptr &&
+        o.strides[o.ndim - 1] != 1) {
+      return plugin::Decline("the output's last dim is not at unit stride");
+    }
+  } else if (e > kAttentionMaxHeadDim || ev > kAttentionMaxHeadDim) {
     return plugin::Decline(StrCat("head dim ", e > ev ? e : ev, " > ",
                                   kAttentionMaxHeadDim,
                                   ", the fused attention kernels' limit"));
@@ -248,6 +258,11 @@ sy_error_t* AttentionImpl(const sy_kernel_call_t* call, sy_dtype_t dtype,
   p.out_vectorized = ev % 8 == 0 && (ev <= 1 || p.o_cs == 1) && out_rows_aligned;
 
   Scratch scratch(call, stream->stream);
+  if (by_gemms) {
+    const GemmAttention gemms{p, scale, q->strides[q->ndim - 1],
+                              k->strides[k->ndim - 1], v->strides[v->ndim - 1]};
+    return RunGemmAttention(gemms, dtype, *stream, scratch);
+  }
   const int variant = call->variant;
   if (variant == kAuto || variant == kCudnn) {
     const CudnnLibrary* lib = CudnnLibrary::Get(nullptr);
@@ -330,8 +345,10 @@ sy_error_t* RegisterOne(const sy_host_api_t* host, sy_host_context_t* context) {
   desc.num_dtypes = 4;
   desc.priority = gpu::ThisTarget().priority;
   desc.fn = AttentionKernel<D, M>;
-  desc.variants = variants.variants;
-  desc.num_variants = 3;
+  if constexpr (D == SY_DTYPE_F16 || D == SY_DTYPE_BF16) {
+    desc.variants = variants.variants;
+    desc.num_variants = 3;
+  }
   desc.flags = SY_KERNEL_FLAG_MAY_DECLINE;
   return host->register_kernel(context, &desc);
 }
@@ -348,7 +365,9 @@ sy_error_t* RegisterFor(const sy_host_api_t* host, sy_host_context_t* context) {
 sy_error_t* RegisterAttentionKernels(const sy_host_api_t* host,
                                      sy_host_context_t* context) {
   SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_F16>(host, context));
-  return RegisterFor<SY_DTYPE_BF16>(host, context);
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_BF16>(host, context));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_F32>(host, context));
+  return RegisterFor<SY_DTYPE_F64>(host, context);
 }
 
 }  // namespace sy::cuda

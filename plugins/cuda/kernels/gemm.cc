@@ -4,12 +4,17 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
+#include "cuda_device.h"
 #include "cuda_util.h"
 #include "switchyard/gpu/kernel_util.h"
 #include "switchyard/plugin.hpp"
@@ -24,7 +29,6 @@ using ::sy::gpu::OpError;
 using ::sy::plugin::MakeError;
 using ::sy::plugin::StrCat;
 
-constexpr size_t kWorkspaceBytes = size_t{32} << 20;  // cuBLASLt's Hopper advice
 constexpr int kMaxDevices = 64;
 
 sy_error_t* LtError(cublasStatus_t status, std::string_view op,
@@ -124,21 +128,31 @@ struct Descriptors {
 };
 
 // The cuBLASLt problem after Note [GEMM mapping]: "lt A" is our B, "lt B"
-// our A, D is C^T.
+// our A, D is C^T. No padding (checked below), so its bytes are a key.
 struct LtProblem {
   int32_t type = 0, trans_a = 0, trans_b = 0, epilogue = 0;
+  int32_t batch = 1, device = 0;
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;
-  int32_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   uint32_t align_a = 0, align_b = 0, align_c = 0, align_bias = 0;
+
+  bool operator==(const LtProblem& o) const {
+    return std::memcmp(this, &o, sizeof o) == 0;
+  }
+};
+static_assert(std::has_unique_object_representations_v<LtProblem>,
+              "LtProblem's bytes are its key: no padding");
+
+struct LtProblemHash {
+  size_t operator()(const LtProblem& p) const {
+    return std::hash<std::string_view>()(
+        std::string_view(reinterpret_cast<const char*>(&p), sizeof p));
+  }
 };
 
-std::string PlanKey(int device, const LtProblem& lp) {
-  std::string key(sizeof(lp) + sizeof(device), '\0');
-  std::memcpy(key.data(), &lp, sizeof(lp));
-  std::memcpy(key.data() + sizeof(lp), &device, sizeof(device));
-  return key;
+std::string PlanKey(const LtProblem& lp) {
+  return std::string(reinterpret_cast<const char*>(&lp), sizeof lp);
 }
 
 template <class T>
@@ -157,8 +171,9 @@ cublasStatus_t SetPref(cublasLtMatmulPreference_t p,
   return cublasLtMatmulPreferenceSetAttribute(p, attr, &value, sizeof(value));
 }
 
-sy_error_t* MakeDescriptors(const LtProblem& lp, const void* bias,
-                            Descriptors& d, std::string_view op) {
+// Everything but the bias pointer, which each call sets.
+sy_error_t* MakeDescriptors(const LtProblem& lp, Descriptors& d,
+                            std::string_view op) {
   const auto type = static_cast<cudaDataType_t>(lp.type);
   // f64 in full double precision (alpha and beta doubles too); everything
   // else accumulates in f32 (Note [GEMM mapping]).
@@ -179,10 +194,7 @@ sy_error_t* MakeDescriptors(const LtProblem& lp, const void* bias,
         SetDesc(d.desc, CUBLASLT_MATMUL_DESC_EPILOGUE,
                 static_cast<cublasLtEpilogue_t>(lp.epilogue)), op, "EPILOGUE"));
   }
-  if (bias != nullptr) {
-    SY_PLUGIN_RETURN_IF_ERROR(LtError(
-        SetDesc(d.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias), op,
-        "BIAS_POINTER"));
+  if (lp.align_bias != 0) {
     SY_PLUGIN_RETURN_IF_ERROR(LtError(
         SetDesc(d.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, type), op,
         "BIAS_DATA_TYPE"));
@@ -213,7 +225,7 @@ sy_error_t* MakeDescriptors(const LtProblem& lp, const void* bias,
                                     "creating the preference failed"));
   SY_PLUGIN_RETURN_IF_ERROR(LtError(
       SetPref(d.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-              static_cast<uint64_t>(kWorkspaceBytes)), op, "workspace"));
+              static_cast<uint64_t>(kGemmWorkspaceBytes)), op, "workspace"));
   const std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, lp.align_a},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, lp.align_b},
@@ -263,9 +275,113 @@ struct Temporaries {
   }
 };
 
+// Note [GEMM plans]: what a GEMM needs besides its pointers — the cuBLASLt
+// descriptors and the heuristic's ranking — depends only on the problem
+// (LtProblem), and making it costs more host time than the matmul's
+// launch: five descriptors, a dozen attributes, a map lookup with a string
+// key. So each thread keeps a plan per problem, made once; a call sets
+// only the bias pointer (a descriptor attribute, read when cublasLtMatmul
+// enqueues) and launches. Plans are per thread because that attribute is
+// written per call; the heuristic's results are also shared between
+// threads (State().plans), since asking it is the slow part. A thread
+// keeps at most kMaxThreadPlans plans and starts afresh when it has more
+// (a model has a few dozen GEMM shapes). The workspace is the stream's
+// (cuda::Stream::gemm_workspace): one buffer per stream, which its GEMMs
+// use in stream order, instead of a cudaMallocAsync/cudaFreeAsync pair per
+// call.
+struct Plan {
+  Descriptors d;
+  std::vector<cublasLtMatmulHeuristicResult_t> results;
+};
+constexpr size_t kMaxThreadPlans = 256;
+
+struct ThreadPlans {
+  std::unordered_map<LtProblem, std::unique_ptr<Plan>, LtProblemHash> plans;
+  cublasLtHandle_t handles[kMaxDevices] = {};
+};
+thread_local ThreadPlans t_plans;
+
+// The heuristic's ranking for `lp` with descriptors `d`: the shared one, or
+// asked for and shared.
+sy_error_t* RankAlgorithms(cublasLtHandle_t handle, const LtProblem& lp,
+                           const Descriptors& d, std::string_view op,
+                           std::vector<cublasLtMatmulHeuristicResult_t>* out) {
+  const std::string key = PlanKey(lp);
+  {
+    std::lock_guard<std::mutex> lock(State().mu);
+    auto it = State().plans.find(key);
+    if (it != State().plans.end()) {
+      *out = it->second;
+      return nullptr;
+    }
+  }
+  std::vector<cublasLtMatmulHeuristicResult_t> results(kGemmVariants);
+  int found = 0;
+  SY_PLUGIN_RETURN_IF_ERROR(LtError(
+      cublasLtMatmulAlgoGetHeuristic(handle, d.desc, d.a, d.b, d.c, d.c, d.pref,
+                                     kGemmVariants, results.data(), &found),
+      op, "cuBLASLt's heuristic failed"));
+  if (found == 0) {
+    return MakeError(SY_STATUS_UNIMPLEMENTED,
+                     StrCat("cuda plugin: ", op, ": cuBLASLt has no algorithm "
+                            "for this problem (M=", lp.n, ", N=", lp.m, ", K=",
+                            lp.k, "); make the operands contiguous"));
+  }
+  results.resize(found);
+  std::lock_guard<std::mutex> lock(State().mu);
+  *out = State().plans.emplace(key, std::move(results)).first->second;
+  return nullptr;
+}
+
+// This thread's plan for `lp` (Note [GEMM plans]), made on first use.
+sy_error_t* PlanFor(cublasLtHandle_t handle, const LtProblem& lp,
+                    std::string_view op, Plan** out) {
+  auto it = t_plans.plans.find(lp);
+  if (it != t_plans.plans.end()) {
+    *out = it->second.get();
+    return nullptr;
+  }
+  auto plan = std::make_unique<Plan>();
+  SY_PLUGIN_RETURN_IF_ERROR(MakeDescriptors(lp, plan->d, op));
+  SY_PLUGIN_RETURN_IF_ERROR(RankAlgorithms(handle, lp, plan->d, op, &plan->results));
+  if (t_plans.plans.size() >= kMaxThreadPlans) t_plans.plans.clear();
+  *out = t_plans.plans.emplace(lp, std::move(plan)).first->second.get();
+  return nullptr;
+}
+
+// This thread's copy of the device's handle (HandleFor takes a lock).
+sy_error_t* ThreadHandle(int device, std::string_view op, cublasLtHandle_t* out) {
+  if (device >= 0 && device < kMaxDevices && t_plans.handles[device] != nullptr) {
+    *out = t_plans.handles[device];
+    return nullptr;
+  }
+  SY_PLUGIN_RETURN_IF_ERROR(HandleFor(device, op, out));
+  t_plans.handles[device] = *out;
+  return nullptr;
+}
+
+// The stream's workspace of at least `bytes`, made on first use.
+sy_error_t* Workspace(gpu::Stream& stream, size_t bytes, std::string_view op,
+                      void** out) {
+  auto& s = static_cast<Stream&>(stream);  // every stream of the plugin is one
+  if (s.gemm_workspace == nullptr) {
+    SY_PLUGIN_RETURN_IF_ERROR(CudaError(
+        cudaMalloc(&s.gemm_workspace, kGemmWorkspaceBytes),
+        StrCat("cuda plugin: ", op), "allocating the GEMM workspace failed"));
+  }
+  if (bytes > kGemmWorkspaceBytes) {
+    return MakeError(SY_STATUS_INTERNAL,
+                     StrCat("cuda plugin: ", op, ": cuBLASLt asked for a ",
+                            bytes, "-byte workspace, more than the ",
+                            kGemmWorkspaceBytes, " it was offered; report it"));
+  }
+  *out = s.gemm_workspace;
+  return nullptr;
+}
+
 }  // namespace
 
-sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
+sy_error_t* RunGemm(gpu::Stream& stream, const GemmProblem& problem,
                     int variant, std::string_view op) {
   GemmProblem p = problem;
   const int64_t m = p.a.rows, k = p.a.cols, n = p.b.cols;
@@ -347,35 +463,19 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
   const void* bias = has_bias ? p.bias : nullptr;
   if (bias != nullptr) lp.align_bias = AlignmentOf(bias, elem);
 
+  lp.device = stream.device;
+
   cublasLtHandle_t handle = nullptr;
-  SY_PLUGIN_RETURN_IF_ERROR(HandleFor(stream.device, op, &handle));
-  Descriptors d;
-  SY_PLUGIN_RETURN_IF_ERROR(MakeDescriptors(lp, bias, d, op));
-  std::vector<cublasLtMatmulHeuristicResult_t> results;
-  const std::string key = PlanKey(stream.device, lp);
-  {
-    std::lock_guard<std::mutex> lock(State().mu);
-    auto it = State().plans.find(key);
-    if (it != State().plans.end()) results = it->second;
-  }
-  if (results.empty()) {
-    results.resize(kGemmVariants);
-    int found = 0;
+  SY_PLUGIN_RETURN_IF_ERROR(ThreadHandle(stream.device, op, &handle));
+  Plan* plan = nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(PlanFor(handle, lp, op, &plan));
+  const Descriptors& d = plan->d;
+  if (bias != nullptr) {
     SY_PLUGIN_RETURN_IF_ERROR(LtError(
-        cublasLtMatmulAlgoGetHeuristic(handle, d.desc, d.a, d.b, d.c, d.c,
-                                       d.pref, kGemmVariants, results.data(),
-                                       &found),
-        op, "cuBLASLt's heuristic failed"));
-    if (found == 0) {
-      return MakeError(SY_STATUS_UNIMPLEMENTED,
-                       StrCat("cuda plugin: ", op, ": cuBLASLt has no "
-                              "algorithm for this problem (M=", m, ", N=", n,
-                              ", K=", k, "); make the operands contiguous"));
-    }
-    results.resize(found);
-    std::lock_guard<std::mutex> lock(State().mu);
-    State().plans.emplace(key, results);
+        SetDesc(d.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, bias), op,
+        "BIAS_POINTER"));
   }
+  const std::vector<cublasLtMatmulHeuristicResult_t>& results = plan->results;
   const int choice = variant < 0 ? 0
                      : variant < static_cast<int>(results.size())
                          ? variant
@@ -383,10 +483,8 @@ sy_error_t* RunGemm(const gpu::Stream& stream, const GemmProblem& problem,
   const cublasLtMatmulHeuristicResult_t& algo = results[choice];
   void* workspace = nullptr;
   if (algo.workspaceSize > 0) {
-    SY_PLUGIN_RETURN_IF_ERROR(CudaError(
-        cudaMallocAsync(&workspace, algo.workspaceSize, stream.stream),
-        StrCat("cuda plugin: ", op), "allocating the GEMM workspace failed"));
-    temps.buffers.push_back(workspace);
+    SY_PLUGIN_RETURN_IF_ERROR(
+        Workspace(stream, algo.workspaceSize, op, &workspace));
   }
   const float alpha_f = 1.0f, beta_f = 0.0f;
   const double alpha_d = 1.0, beta_d = 0.0;

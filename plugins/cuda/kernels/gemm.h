@@ -21,7 +21,8 @@
 // so a kernel's variants cannot name algorithms up front. Variant k means
 // "the k-th algorithm the heuristic returns for this problem" (config: one
 // int32); the autotuner times them per shape bucket. Without a variant the
-// heuristic's first choice runs. Heuristic results are cached per problem.
+// heuristic's first choice runs. Heuristic results are cached per problem,
+// and descriptors per thread and problem (Note [GEMM plans], gemm.cc).
 #ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_GEMM_H_
 #define SWITCHYARD_PLUGINS_CUDA_KERNELS_GEMM_H_
 
@@ -38,8 +39,9 @@ namespace sy::cuda {
 inline constexpr int kGemmVariants = 4;
 
 // Runs `p` on `stream`, with heuristic choice `variant` (-1: the first).
-// Errors name `op`.
-sy_error_t* RunGemm(const gpu::Stream& stream, const gpu::GemmProblem& p,
+// Errors name `op`. `stream` must be the plugin's (a cuda::Stream): its
+// GEMM workspace is used.
+sy_error_t* RunGemm(gpu::Stream& stream, const gpu::GemmProblem& p,
                     int variant, std::string_view op);
 
 // Runs an integer `p` (i32 i64 i8 u8, no epilogue) with the plugin's own

@@ -1,12 +1,14 @@
-// scaled_dot_product_attention's fused kernels on cuda:0 against a float64
-// reference on the host, for f16 and bf16: no mask, causal (also Lq > Lk),
-// bool and additive masks that broadcast, odd sequence lengths, head dims
-// 8 to 256 (E != Ev too, and dims that are not multiples of 8, which the
-// kernel packs), a zero-size batch, q/k/v as views of a [B, L, H, E]
-// projection, every variant (the plugin's flash kernel with 64- and
-// 128-row tiles, cuDNN's fused attention), and a head dim above 256, which the kernel declines so that
-// the decomposition runs it and `explain` says why. Inputs are random.
-// Skips without a GPU.
+// scaled_dot_product_attention's kernels on cuda:0 against a float64
+// reference on the host, for f16 and bf16 (the fused kernels) and f32 and
+// f64 (two GEMMs around a row kernel, Note [Attention by GEMMs]): no mask,
+// causal (also Lq > Lk), bool and additive masks that broadcast, odd
+// sequence lengths, head dims 8 to 256 (E != Ev too, and dims that are not
+// multiples of 8, which the 16-bit kernel packs), a zero-size batch,
+// q/k/v as views of a [B, L, H, E] projection, every 16-bit variant (the
+// plugin's flash kernel with 64- and 128-row tiles, cuDNN's fused
+// attention), and a head dim above 256, which the 16-bit kernels decline
+// so that the decomposition runs it and `explain` says why. Inputs are
+// random. Skips without a GPU.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -53,11 +55,16 @@ Tensor Random(sy_dtype_t dtype, std::vector<int64_t> shape, uint32_t seed, Host*
   h->shape = shape;
   h->v.resize(f.size());
   for (size_t i = 0; i < f.size(); ++i) {
-    h->v[i] = dtype == SY_DTYPE_F16 ? static_cast<float>(plugin::Half(f[i]))
-                                    : static_cast<float>(plugin::BFloat16(f[i]));
+    h->v[i] = dtype == SY_DTYPE_F16    ? static_cast<float>(plugin::Half(f[i]))
+              : dtype == SY_DTYPE_BF16 ? static_cast<float>(plugin::BFloat16(f[i]))
+                                       : f[i];
   }
-  return dtype == SY_DTYPE_F16 ? UploadAs<plugin::Half>(dtype, *h)
-                               : UploadAs<plugin::BFloat16>(dtype, *h);
+  switch (dtype) {
+    case SY_DTYPE_F16: return UploadAs<plugin::Half>(dtype, *h);
+    case SY_DTYPE_BF16: return UploadAs<plugin::BFloat16>(dtype, *h);
+    case SY_DTYPE_F32: return UploadAs<float>(dtype, *h);
+    default: return UploadAs<double>(dtype, *h);
+  }
 }
 
 // A bool keep-mask of `shape` (last two dims [Lq or 1, Lk]): about 70%
@@ -81,7 +88,13 @@ Tensor BoolMask(std::vector<int64_t> shape, uint32_t seed, Host* h) {
 
 std::vector<double> Download(const Tensor& t) {
   std::vector<double> out(static_cast<size_t>(t.numel()));
-  if (t.dtype() == SY_DTYPE_F16) {
+  if (t.dtype() == SY_DTYPE_F64) {
+    EXPECT_TRUE(Env().runtime->ToHost(t, out.data(), out.size() * 8).ok());
+  } else if (t.dtype() == SY_DTYPE_F32) {
+    std::vector<float> h(out.size());
+    EXPECT_TRUE(Env().runtime->ToHost(t, h.data(), h.size() * 4).ok());
+    for (size_t i = 0; i < h.size(); ++i) out[i] = h[i];
+  } else if (t.dtype() == SY_DTYPE_F16) {
     std::vector<plugin::Half> h(out.size());
     EXPECT_TRUE(Env().runtime->ToHost(t, h.data(), h.size() * 2).ok());
     for (size_t i = 0; i < h.size(); ++i) out[i] = static_cast<float>(h[i]);
@@ -186,9 +199,19 @@ double RelativeError(const std::vector<double>& got, const std::vector<double>& 
   return std::sqrt(num / std::max(den, 1e-300));
 }
 
-// The output rounds once to the dtype and P is rounded to it before P·V
-// (as FlashAttention does): a few units of the dtype's epsilon.
-double Tolerance(sy_dtype_t dtype) { return dtype == SY_DTYPE_F16 ? 4e-3 : 2e-2; }
+// 16-bit: the output rounds once to the dtype and P is rounded to it
+// before P·V (as FlashAttention does): a few units of the dtype's epsilon.
+// f32 and f64 (Note [Attention by GEMMs]) compute in the dtype throughout.
+double Tolerance(sy_dtype_t dtype) {
+  switch (dtype) {
+    case SY_DTYPE_F16: return 4e-3;
+    case SY_DTYPE_BF16: return 2e-2;
+    case SY_DTYPE_F32: return 1e-5;
+    default: return 1e-12;
+  }
+}
+
+bool SixteenBit(sy_dtype_t dtype) { return dtype == SY_DTYPE_F16 || dtype == SY_DTYPE_BF16; }
 
 OpHandle Sdpa() { return Env().runtime->FindOp("scaled_dot_product_attention").value(); }
 
@@ -333,8 +356,9 @@ TEST_P(CudaAttentionTest, PermutedProjectionViews) {
   EXPECT_LT(RelativeError(Download(out[0]), want), Tolerance(dtype));
 }
 
-// Above 256 the kernel declines: the decomposition runs and explain says so.
-TEST_P(CudaAttentionTest, HeadDimAbove256RunsTheDecomposition) {
+// Above 256 the 16-bit kernels decline: the decomposition runs and explain
+// says so. f32 and f64 take any head dim.
+TEST_P(CudaAttentionTest, HeadDimAbove256RunsTheDecompositionIn16Bit) {
   const sy_dtype_t dtype = GetParam();
   Host q, k, v;
   Tensor tq = Random(dtype, {2, 9, 320}, 31, &q);
@@ -343,9 +367,13 @@ TEST_P(CudaAttentionTest, HeadDimAbove256RunsTheDecomposition) {
   Runtime& rt = *Env().runtime;
   absl::StatusOr<std::string> how = rt.Explain(Sdpa(), {tq, tk, tv, Tensor()}, Attrs(false));
   ASSERT_TRUE(how.ok()) << how.status();
-  EXPECT_THAT(*how, HasSubstr("decomposition"));
-  EXPECT_THAT(*how, HasSubstr("declined"));
-  EXPECT_THAT(*how, HasSubstr("head dim 320 > 256"));
+  if (SixteenBit(dtype)) {
+    EXPECT_THAT(*how, HasSubstr("decomposition"));
+    EXPECT_THAT(*how, HasSubstr("declined"));
+    EXPECT_THAT(*how, HasSubstr("head dim 320 > 256"));
+  } else {
+    EXPECT_THAT(*how, HasSubstr("kernel cuda::scaled_dot_product_attention"));
+  }
   std::vector<int64_t> shape;
   const std::vector<double> want =
       Reference(q, k, v, nullptr, false, false, 1.0 / std::sqrt(320.0), &shape);
@@ -356,6 +384,7 @@ TEST_P(CudaAttentionTest, HeadDimAbove256RunsTheDecomposition) {
 // Both variants on a shape large enough for cuDNN's fused attention.
 TEST_P(CudaAttentionTest, FlashAndCudnnVariants) {
   const sy_dtype_t dtype = GetParam();
+  if (!SixteenBit(dtype)) GTEST_SKIP() << "f32 and f64 have one engine, no variants";
   for (bool causal : {false, true}) {
     SCOPED_TRACE(causal ? "causal" : "no mask");
     Host q, k, v;
@@ -383,7 +412,8 @@ TEST_P(CudaAttentionTest, FlashAndCudnnVariants) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CudaAttentionTest,
-                         ::testing::Values(SY_DTYPE_F16, SY_DTYPE_BF16),
+                         ::testing::Values(SY_DTYPE_F16, SY_DTYPE_BF16, SY_DTYPE_F32,
+                                           SY_DTYPE_F64),
                          [](const auto& info) {
                            return std::string(plugin::DtypeName(info.param));
                          });

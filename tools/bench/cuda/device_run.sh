@@ -47,11 +47,16 @@ for step in "$@"; do
       # cuDNN variant: cuDNN's kernels are not ours and slow under the
       # tool), integer div/pow, the integer GEMM, the direct f64 conv,
       # norms with f32 weights, unary ops on integers, embedding.
-      SAN_TESTS='*CudaAttentionTest.*:-*FlashAndCudnnVariants*'
+      SAN_TESTS='*CudaAttentionTest.*:DeviceChecks.*:-*FlashAndCudnnVariants*'
       SAN_HARNESS='Cuda/Binary.div_Tensor/i*:Cuda/Binary.pow_Tensor/i*:Cuda/Binary.pow_Tensor/u8:Cuda/Linalg.matmul/i8:Cuda/Linalg.matmul/u8:Cuda/Linalg.matmul/i64:Cuda/Linalg.conv2d/f64:Cuda/Normalize.rms_norm/*:Cuda/Normalize.layer_norm/*:Cuda/Unary.exp/i32:Cuda/Unary.gelu/u8:Cuda/Gather.embedding/*:Cuda/Errors.div*:Cuda/Attention.*'
       timeout 80 env LD_LIBRARY_PATH="$LIBS" $BIN/cuda_plugin_test > "$OUT/plugin_test.log" 2>&1 &
       timeout 40 env LD_LIBRARY_PATH="$LIBS" $BIN/cuda_cudnn_absent_test > "$OUT/absent.log" 2>&1 &
       timeout 80 env LD_LIBRARY_PATH="$LIBS" $BIN/cuda_op_harness_test --gtest_brief=1 > "$OUT/harness.log" 2>&1 &
+      # The device checks made at each call (Note [Deferred device checks]).
+      ( timeout 40 env SWITCHYARD_GPU_SYNC_CHECKS=1 LD_LIBRARY_PATH="$LIBS" $BIN/cuda_plugin_test \
+          --gtest_brief=1 --gtest_filter='DeviceChecks.*'
+        timeout 40 env SWITCHYARD_GPU_SYNC_CHECKS=1 LD_LIBRARY_PATH="$LIBS" $BIN/cuda_op_harness_test \
+          --gtest_brief=1 --gtest_filter='*Errors*' ) > "$OUT/sync_checks.log" 2>&1 &
       ( timeout 45 env LD_LIBRARY_PATH="$LIBS" "$SANITIZER" --tool memcheck --print-limit 20 \
           $BIN/cuda_plugin_test --gtest_brief=1 --gtest_filter="$SAN_TESTS"
         timeout 40 env LD_LIBRARY_PATH="$LIBS" "$SANITIZER" --tool memcheck --print-limit 20 \
@@ -65,6 +70,7 @@ for step in "$@"; do
         echo "== tests took $(( $(date +%s) - t0 )) s"
         echo "== cuda_plugin_test"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|tests? ran|NOTE|Failure|error" "$OUT/plugin_test.log" | tail -40
         echo "== cuda_cudnn_absent_test"; tail -4 "$OUT/absent.log"
+        echo "== SWITCHYARD_GPU_SYNC_CHECKS=1"; grep -E "PASSED|FAILED|Failure" "$OUT/sync_checks.log" | head -20
         echo "== harness"; grep -vE "^\[  SKIPPED \]" "$OUT/harness.log" | tail -40
         echo "skipped: $(grep -c 'SKIPPED \]' "$OUT/harness.log")"
         grep 'SKIPPED \]' "$OUT/harness.log" | head -30
