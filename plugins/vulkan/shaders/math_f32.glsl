@@ -42,10 +42,12 @@ float copysign_f(float x, float s) {
   return uintBitsToFloat((floatBitsToUint(x) & 0x7fffffffu) | (floatBitsToUint(s) & 0x80000000u));
 }
 
-
-// 1.5·2^23: x + kF32Shifter rounds x to an integer (|x| < 2^22), which
-// the low bits of the sum then hold — k without a float-to-int conversion
-// or floor, each an eighth-rate instruction on NVIDIA's GPUs.
+// 1.5·2^23: k + kF32Shifter holds the integer k in its low bits, so k as
+// an int costs an add, not a float-to-int conversion (a quarter- to
+// eighth-rate instruction on GPUs). k itself comes from floor: the
+// shifter trick for the rounding too (round(y) = (y + S) − S) made
+// softmax's sums 4–6% high on lavapipe once its loop was unrolled, as if
+// (y + S) − S had been folded to y, `precise` notwithstanding.
 const float kF32Shifter = 12582912.0;                // 0x4b400000
 
 // m·2^k for -252 <= k <= 254 as m·2^(k>>1)·2^(k − k>>1): both factors
@@ -68,18 +70,18 @@ float scale2_f(float m, int k) {
 // degree 4 fitted to (eᵗ − 1 − t)/t² on [−ln2/2, ln2/2] (abs. error 6.5e-8
 // on P, so ≤ 8e-9 relative on e^t).
 float exp_neg2_f(float s, float r, out int k_out) {
-  precise float j = fma(s + r, -kF32InvLn2, kF32Shifter);
+  precise float k = floor(fma(s + r, -kF32InvLn2, 0.5));
   // Plain precise operations, not fma: Mesa's NIR folds
   // fma(a, b, fma(a, c, d)) into fma(a, b + c, d) — here the reduction
   // with hi + lo rounded, 0.5 ulp of x lost (lavapipe gave exp(88.2)
   // 1.7e-6 off) — while `precise` does not reach fma calls.
-  precise float k = j - kF32Shifter;
   precise float t = (-s - k * kF32Ln2Hi) - (r + k * kF32Ln2Lo);
   float p = 1.3926175888627768e-03;
   p = fma(p, t, 8.3631733432412148e-03);
   p = fma(p, t, 4.1666556149721146e-02);
   p = fma(p, t, 1.6666577756404877e-01);
   p = fma(p, t, 0.5);
+  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
   k_out = floatBitsToInt(j) - 0x4b400000;
   return 1.0 + fma(t * t, p, t);
 }
