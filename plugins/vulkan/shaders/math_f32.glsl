@@ -14,10 +14,10 @@
 // exponent bits in two steps, so overflow gives inf and underflow a correctly rounded subnormal (or 0 on a device that flushes
 // them, which the conformance kit accepts for a device that says so).
 // Measured worst errors over dense sweeps (math_f32_test, lavapipe): exp,
-// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0, gelu 3.9; gelu
+// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0, gelu 4.9; gelu
 // tanh more where its result is tiny (inside the atol; docs/vulkan.md).
 //
-// Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor and bit operations are used.
+// Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor, min/max and bit operations are used.
 // No step relies on fma being fused (Vulkan does not promise it), and the
 // error-free steps (Cody–Waite, Dekker's splits) are plain arithmetic
 // under `precise`, which keeps the compiler from re-associating them:
@@ -42,36 +42,59 @@ float copysign_f(float x, float s) {
   return uintBitsToFloat((floatBitsToUint(x) & 0x7fffffffu) | (floatBitsToUint(s) & 0x80000000u));
 }
 
-// 2^k for -126 <= k <= 127, from the exponent bits.
-float pow2_f(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
+// 1.5·2^23: k + kF32Shifter holds the integer k in its low bits, so k as
+// an int costs an add, not a float-to-int conversion (a quarter- to
+// eighth-rate instruction on GPUs). k itself comes from floor: the
+// shifter trick for the rounding too (round(y) = (y + S) − S) made
+// softmax's sums 4–6% high on lavapipe once its loop was unrolled, as if
+// (y + S) − S had been folded to y, `precise` notwithstanding.
+const float kF32Shifter = 12582912.0;                // 0x4b400000
 
-// exp(x). k = round(x / ln 2), t = x − k·ln 2 in [−0.35, 0.35],
-// exp(t) − 1 = t + t²·P(t), P of degree 4 fitted to (eᵗ − 1 − t)/t² on
-// [−ln2/2, ln2/2]
-// (abs. error 6.5e-8 on P, so ≤ 8e-9 relative on exp(t)), then 2^k
-// applied as 2^(k/2)·2^(k − k/2): both factors normal, one rounding at the
-// end, so results down to the smallest subnormal round correctly and
-// large x overflows to inf through the product.
-float exp_f(float x) {
-  if (is_nan_f(x)) return x;
-  if (x > 89.0) return kF32Inf;
-  if (x < -104.0) return 0.0;
-  float k = floor(fma(x, kF32InvLn2, 0.5));
-  // Plain precise operations, not fma: k·hi is exact anyway, and Mesa's NIR
-  // folds fma(a, b, fma(a, c, d)) into fma(a, b + c, d) — here
-  // x − k·(hi + lo) with hi + lo rounded, 0.5 ulp of x lost (lavapipe gave
-  // exp(88.2) 1.7e-6 off) — while `precise` does not reach fma calls.
-  precise float t = x - k * kF32Ln2Hi;
-  t = t - k * kF32Ln2Lo;
+// m·2^k for -252 <= k <= 254 as m·2^(k>>1)·2^(k − k>>1): both factors
+// normal, so results that overflow give inf and results below 2^-126
+// round once, correctly, to a subnormal.
+float scale2_f(float m, int k) {
+  int k1 = k >> 1;
+  // precise: (m·A)·B, never m·(A·B), which underflows for k < −126.
+  precise float y = (m * intBitsToFloat((k1 << 23) + 0x3f800000)) *
+                    intBitsToFloat(((k - k1) << 23) + 0x3f800000);
+  return y;
+}
+
+// e^{−(s + r)} without its 2^k factor, for s in [−89, 104] and |r| small
+// beside s: returns the mantissa factor (in [0.70, 1.42]) and k. s, the
+// exact leading part, is reduced first (s − k·hi is exact: k·hi has at
+// most 23 bits and s is within a factor 2 of it), then r and k·lo
+// (Cody–Waite), so an argument carried in two parts keeps its low part.
+// t = −(s + r) − k·ln 2 in [−ln2/2, ln2/2]; e^t − 1 = t + t²·P(t), P of
+// degree 4 fitted to (eᵗ − 1 − t)/t² on [−ln2/2, ln2/2] (abs. error 6.5e-8
+// on P, so ≤ 8e-9 relative on e^t).
+float exp_neg2_f(float s, float r, out int k_out) {
+  precise float k = floor(fma(s + r, -kF32InvLn2, 0.5));
+  // Plain precise operations, not fma: Mesa's NIR folds
+  // fma(a, b, fma(a, c, d)) into fma(a, b + c, d) — here the reduction
+  // with hi + lo rounded, 0.5 ulp of x lost (lavapipe gave exp(88.2)
+  // 1.7e-6 off) — while `precise` does not reach fma calls.
+  precise float t = (-s - k * kF32Ln2Hi) - (r + k * kF32Ln2Lo);
   float p = 1.3926175888627768e-03;
   p = fma(p, t, 8.3631733432412148e-03);
   p = fma(p, t, 4.1666556149721146e-02);
   p = fma(p, t, 1.6666577756404877e-01);
   p = fma(p, t, 0.5);
-  float e = 1.0 + fma(t * t, p, t);
-  int ki = int(k);
-  int k1 = ki / 2;
-  return (e * pow2_f(k1)) * pow2_f(ki - k1);
+  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
+  k_out = floatBitsToInt(j) - 0x4b400000;
+  return 1.0 + fma(t * t, p, t);
+}
+
+// exp(x). k = round(x / ln 2), t = x − k·ln 2 (exp_neg2_f with s = −x),
+// then 2^k applied in two exact steps (scale2_f). x is clamped to
+// [−104, 89] first: e^89 overflows to inf through the product and e^−104
+// rounds to 0, so ±inf need no test of their own; NaN does.
+float exp_f(float x) {
+  float xc = clamp(x, -104.0, 89.0);
+  int k;
+  float e = exp_neg2_f(-xc, 0.0, k);
+  return is_nan_f(x) ? x : scale2_f(e, k);
 }
 
 // log(x). x = 2^e·m with m in [√½, √2) taken from the bits (subnormals
@@ -144,24 +167,21 @@ float sigmoid_f(float x) {
   return x >= 0.0 ? 1.0 / d : e / d;
 }
 
-// erfc(z) for z >= 0, where z + zlo is the argument (zlo: the rounding
-// error of a z computed from x, so gelu loses nothing to it).
-// erfc(z) = e^{−z²}·h(t)/(1 + 2z) with t = (z − 2)/(z + 2): h is smooth on
-// t in [−1, 8.1/12.1] (z in [0, 10.1]), where h = (1 + 2z)·e^{z²}·erfc(z)
-// is fitted by a degree-11 polynomial (abs. error 1.4e-9; the form after
-// N. Juffa's erfcf). e^{−z²} is taken
-// as e^{−s}·(1 − lo), s + lo = z² exactly enough: split by bits, not fma,
-// since Vulkan does not promise a fused fma and Mesa's compiler folds
-// fma(z, z, −z·z) to 0 (lavapipe lost z²·6e-8 relative that way). Above
-// 10.06 erfc is below the smallest subnormal.
-float erfc_pos_f(float z, float zlo) {
-  if (z > 10.06) return 0.0;
-  // One division for t = (z − 2)/(z + 2) and 1/(1 + 2z) (a GPU's f32
-  // division is several instructions; gelu is near compute-bound on an
-  // H100): ~1 ulp more on each, about 1.5 ulp on gelu.
-  float p2 = 2.0 * z + 1.0;
-  float inv = 1.0 / ((z + 2.0) * p2);
-  float t = ((z - 2.0) * p2) * inv;
+// erfc(a)·scale for a in [0, 10.1], given a² = s + r with s exact (the
+// caller squares a 12-bit part exactly; r is the small rest):
+// erfc(a) = e^{−a²}·h(t)/(1 + 2a) with t = (a − 2)/(a + 2), h smooth on t
+// in [−1, 8.1/12.1]: h = (1 + 2a)·e^{a²}·erfc(a) fitted by a degree-11
+// polynomial (abs. error 1.4e-9; the form after N. Juffa's erfcf). Only
+// e^{−a²} is sensitive to a's rounding (relative error 2a² times a's), so
+// a itself may carry an ulp; s + r may not, hence the split. One division
+// for t and 1/(1 + 2a) (~1 ulp more on each). The 2^k of e^{−a²} comes
+// last, onto a product in [0.03, 1.5], so results below 2^-126 round once.
+// Straight-line code: no branch, no special values (callers clamp).
+float erfc_core_f(float a, float s, float r, float scale) {
+  float p2 = 2.0 * a + 1.0;
+  float a2 = a + 2.0;
+  float inv = 1.0 / (a2 * p2);
+  float t = ((a - 2.0) * p2) * inv;
   float h = 8.2949853094760329e-05;
   h = fma(h, t, 1.7599783313926309e-04);
   h = fma(h, t, -4.0185041143558919e-04);
@@ -174,17 +194,22 @@ float erfc_pos_f(float z, float zlo) {
   h = fma(h, t, -1.6603049635887146e-01);
   h = fma(h, t, -9.2763818800449371e-02);
   h = fma(h, t, 1.2769783735275269);
-  // z² + 2z·zlo as s + lo (Dekker): zh, z's top 12 bits, squares exactly,
-  // and so do the cross terms; then s + lo renormalized (Fast2Sum).
-  precise float zh = uintBitsToFloat(floatBitsToUint(z) & 0xfffff000u);
-  precise float zl = z - zh;
-  precise float s0 = zh * zh;
-  precise float r = (2.0 * zh) * zl + zl * zl + (2.0 * z) * zlo;
-  precise float s = s0 + r;
-  precise float lo = (s0 - s) + r;
-  float ex = exp_f(-s);
-  ex = ex - ex * lo;
-  return (ex * h) * ((z + 2.0) * inv);
+  int k;
+  float e = exp_neg2_f(s, r, k);
+  return scale2_f((e * h) * ((a2 * inv) * scale), k);
+}
+
+// a² as s + r for a ≥ 0 (Dekker's split by bits, not fma, which Vulkan
+// does not promise fused and Mesa's compiler folds: fma(a, a, −a·a) became
+// 0 on lavapipe): ah, a's top 12 bits, squares exactly; r = al·(ah + a)
+// = 2ah·al + al² with one rounding, at most 2^-11·a² in size.
+void square2_f(float a, out float s, out float r) {
+  precise float ah = uintBitsToFloat(floatBitsToUint(a) & 0xfffff000u);
+  precise float al = a - ah;
+  precise float s0 = ah * ah;
+  precise float r0 = al * (ah + a);
+  s = s0;
+  r = r0;
 }
 
 // erf(x) for |x| < 1: an odd polynomial, x + x·P(x²), P of degree 6
@@ -208,33 +233,28 @@ float erf_f(float x) {
   if (a < 1.0) return erf_small_f(x);
   if (is_nan_f(x)) return x;
   if (a > 3.92) return copysign_f(1.0, x);
-  return copysign_f(1.0 - erfc_pos_f(a, 0.0), x);
+  float s, r;
+  square2_f(a, s, r);
+  return copysign_f(1.0 - erfc_core_f(a, s, r, 1.0), x);
 }
 
-// gelu(x) = ½x·erfc(−x/√2), as the reference writes it: no cancellation
-// for negative x. z = −x/√2 is carried as z + zlo (1/√2 in two parts).
+// gelu(x) = x·Φ(x), Φ(x) = ½erfc(−x/√2) as the reference writes it, in
+// one straight-line path for every x (a branch per sign or per range runs
+// both sides in nearly every 32-wide warp; the path with one did, and
+// made gelu compute-bound on an H100): with a = |x|/√2 and E = ½erfc(a),
+// Φ = 1 − E for x ≥ 0 (nothing cancels: E ≤ ½) and E below, which keeps
+// its relative accuracy down to the subnormals. a² = x²/2 is taken from x
+// (square2_f of |x|, halved exactly), not from a rounded a; a itself only
+// feeds erfc's smooth factors. |x| is clamped to 14.25, where E = 2.2e-46
+// rounds to 0 (and Φ to 1): +inf gives inf, −inf NaN (−inf·0, as the
+// float64 formula), NaN stays NaN through the last product.
 float gelu_f(float x) {
-  if (is_nan_f(x)) return x;
-  const float kHi = 0.707106769084930419922;   // 1/√2 rounded to f32
-  const float kLo = 1.21016175293586e-08;      // 1/√2 − kHi
-  const float kHiH = 0.70703125;               // kHi's top 12 bits
-  const float kHiL = 7.551908493041992e-05;    // kHi − kHiH, exact
-  // The rounding error of −x·kHi by Dekker's product (12-bit halves), not
-  // fma(−x, kHi, −z), which Mesa's compiler folds to 0.
-  precise float nx = -x;
-  precise float xh = uintBitsToFloat(floatBitsToUint(nx) & 0xfffff000u);
-  precise float xl = nx - xh;
-  precise float z = nx * kHi;
-  precise float zlo = ((((xh * kHiH - z) + xh * kHiL) + xl * kHiH) + xl * kHiL) + nx * kLo;
-  // |z| < 1 (|x| < 1.41, most activations): erfc = 1 − erf, 8 operations
-  // and no cancellation worse than 1 − 0.843.
-  float e;
-  if (abs(z) < 1.0) {
-    e = 1.0 - erf_small_f(z);
-  } else {
-    e = z >= 0.0 ? erfc_pos_f(z, zlo) : 2.0 - erfc_pos_f(-z, -zlo);
-  }
-  return (0.5 * x) * e;
+  float xc = clamp(x, -14.25, 14.25);
+  float ax = abs(xc);
+  float s, r;
+  square2_f(ax, s, r);
+  float half_erfc = erfc_core_f(ax * 0.707106769084930419922, 0.5 * s, 0.5 * r, 0.5);
+  return x * (x >= 0.0 ? 1.0 - half_erfc : half_erfc);
 }
 
 // gelu with approximate='tanh': ½x(1 + tanh u) = x·sigmoid(2u) =

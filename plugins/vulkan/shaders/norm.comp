@@ -5,6 +5,7 @@
 // (SY_SUBGROUP, where the device has them) or a shared-memory tree: nothing
 // here needs shaderFloat64.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #if SY_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
@@ -68,13 +69,34 @@ float load_x(RowLayout l, uint base, uint r) {
 }
 
 // Rows of at most 256·SY_ROW_CACHE elements over one inner dim (the usual
-// case: the last dim) are read from memory once, into registers — element
-// tid + 256·j of the row in c[j] — and every pass runs over those: softmax
-// reads x once instead of three times and computes each exp once, the
-// norms read x once instead of two or three times (docs/vulkan.md,
-// "Memory-bound kernels"). The sums add the same values in the same order
-// as main's passes below.
+// case: the last dim) are read from memory once, into registers, and
+// every pass runs over those: softmax reads x once instead of three times
+// and computes each exp once, the norms read x once instead of two or
+// three times (docs/vulkan.md, "Memory-bound kernels"). Every loop over
+// the cache is unrolled ([[unroll]]): an array indexed by a loop counter
+// the compiler did not unroll lives in local memory, not registers.
+//
+// Slot j of invocation tid holds row element slot_col(j): tid + 256j, or,
+// for f32 rows that are contiguous, a multiple of 4 long and 16-byte
+// aligned (x and the output), 4(tid + 256⌊j/4⌋) + j mod 4, so that each
+// invocation loads and stores 16 bytes at a time (vec4, as the CUDA
+// plugin's float4). Slots past the row's end hold 0 and are skipped
+// (slot_col(j) < n: the same for a whole warp but in the row's last
+// block). Padding softmax's slots with −inf instead, to drop the test,
+// made softmax 1.6× slower on lavapipe.
 #define SY_ROW_CACHE 32u
+#if DT0 == DT_F32 && DTO == DT_F32
+#define SY_ROW_VEC4 1
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec4 v[]; };
+#else
+#define SY_ROW_VEC4 0
+#endif
+
+uint slot_col(bool v4, uint tid, uint j) {
+  return v4 ? 4u * (tid + 256u * (j >> 2u)) + (j & 3u) : tid + 256u * j;
+}
+
+float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v); }
 
 void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   uint tid = gl_LocalInvocationID.x;
@@ -82,20 +104,37 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   uint sx = one ? l.inner_stride[1][0] : 0u;
   uint so = one ? l.inner_stride[0][0] : 0u;
   float c[SY_ROW_CACHE];
-  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-    uint r = tid + j * 256u;
-    c[j] = r < n ? float(LD0(pc.in_addr[0], xb + r * sx)) : 0.0;
+  bool v4 = false;
+#if SY_ROW_VEC4
+  uint64_t xa = pc.in_addr[0] + uint64_t(xb) * 4ul;
+  uint64_t oa = pc.out_addr + uint64_t(ob) * 4ul;
+  v4 = one && sx == 1u && so == 1u && (n & 3u) == 0u && ((xa | oa) & 15ul) == 0ul;
+  if (v4) {
+    [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
+      vec4 v = vec4(0.0);
+      if (4u * (tid + 256u * q) < n) v = BufV4(xa).v[tid + 256u * q];
+      c[4u * q] = v.x;
+      c[4u * q + 1u] = v.y;
+      c[4u * q + 2u] = v.z;
+      c[4u * q + 3u] = v.w;
+    }
+  } else
+#endif
+  {
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      uint r = tid + j * 256u;
+      c[j] = r < n ? float(LD0(pc.in_addr[0], xb + r * sx)) : 0.0;
+    }
   }
   if (OP <= 1) {
-    float m = -1.0 / 0.0;
-    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      float v = c[j];
-      if (tid + j * 256u < n) m = (v != v || m != m) ? v + m : max(m, v);
+    float m = -kF32Inf;
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (slot_col(v4, tid, j) < n) m = nan_max(m, c[j]);
     }
     m = block_reduce(m, true);
     float s = 0.0;
-    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      if (tid + j * 256u < n) {
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (slot_col(v4, tid, j) < n) {
         float e = exp_f(c[j] - m);
         s += e;
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
@@ -104,46 +143,57 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     s = block_reduce(s, false);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
-    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      uint r = tid + j * 256u;
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (slot_col(v4, tid, j) < n) c[j] = OP == 0 ? c[j] * inv_s : (c[j] - m) - ls;
+    }
+  } else {
+    float mean = 0.0;
+    if (OP == 2) {
+      float s = 0.0;
+      [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+        s += c[j];  // 0 past the row's end
+      }
+      mean = block_reduce(s, false) / float(n);
+    }
+    // The padding's (0 − mean)² is not the row's: those slots are tested.
+    float q = 0.0;
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      if (slot_col(v4, tid, j) < n) {
+        float d = c[j] - mean;
+        q += d * d;
+      }
+    }
+    float var = block_reduce(q, false) / float(n);
+    float inv = 1.0 / sqrt(var + pc.eps);
+    uint sw = one ? l.inner_stride[2][0] : 0u;
+    uint sb = one ? l.inner_stride[3][0] : 0u;
+    [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+      uint r = slot_col(v4, tid, j);
+      float y = (c[j] - mean) * inv;
       if (r < n) {
-        float y = OP == 0 ? c[j] * inv_s : (c[j] - m) - ls;
-        STO(pc.out_addr, ob + r * so, CO(y));
+#if defined(DT1) && DT1 != 0
+        if (HAS_W || OP == 3) y *= float(LD1(pc.in_addr[1], r * sw));
+#endif
+#if defined(DT2) && DT2 != 0
+        if (HAS_B) y += float(LD2(pc.in_addr[2], r * sb));
+#endif
+      }
+      c[j] = y;
+    }
+  }
+#if SY_ROW_VEC4
+  if (v4) {
+    [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
+      if (4u * (tid + 256u * q) < n) {
+        BufV4(oa).v[tid + 256u * q] = vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
       }
     }
     return;
   }
-  uint sw = one ? l.inner_stride[2][0] : 0u;
-  uint sb = one ? l.inner_stride[3][0] : 0u;
-  float mean = 0.0;
-  if (OP == 2) {
-    float s = 0.0;
-    for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      if (tid + j * 256u < n) s += c[j];
-    }
-    mean = block_reduce(s, false) / float(n);
-  }
-  float q = 0.0;
-  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-    if (tid + j * 256u < n) {
-      float d = c[j] - mean;
-      q += d * d;
-    }
-  }
-  float var = block_reduce(q, false) / float(n);
-  float inv = 1.0 / sqrt(var + pc.eps);
-  for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
+#endif
+  [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
     uint r = tid + j * 256u;
-    if (r < n) {
-      float y = (c[j] - mean) * inv;
-#if defined(DT1) && DT1 != 0
-      if (HAS_W || OP == 3) y *= float(LD1(pc.in_addr[1], r * sw));
-#endif
-#if defined(DT2) && DT2 != 0
-      if (HAS_B) y += float(LD2(pc.in_addr[2], r * sb));
-#endif
-      STO(pc.out_addr, ob + r * so, CO(y));
-    }
+    if (r < n) STO(pc.out_addr, ob + r * so, CO(c[j]));
   }
 }
 
