@@ -80,7 +80,7 @@ bool HasCoopmatShape(VkPhysicalDevice physical) {
 #else
   const char* env = std::getenv("SWITCHYARD_VULKAN_COOPMAT");
 #endif
-  if (env == nullptr || std::strcmp(env, "1") != 0) return false;
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
   auto query = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       State().loader.vkGetInstanceProcAddr(
           State().instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));

@@ -97,7 +97,9 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
     Log(host, context, SY_LOG_INFO,
         StrCat(probe.devices.size(), " Vulkan device(s): ", probe.summary,
                caps.float64 ? "" : "; no shaderFloat64, so no exp/log/… kernels",
-               caps.storage16 ? "" : "; no 16-bit storage, so no f16 kernels"));
+               caps.storage16 ? "" : "; no 16-bit storage, so no f16 kernels",
+               caps.nv_cooperative_matrix ? "; f16 matmul on cooperative matrices"
+                                          : ""));
     for (const std::string& note : probe.notes) {
       Log(host, context, SY_LOG_INFO, StrCat("Vulkan device: ", note));
     }
