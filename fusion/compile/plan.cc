@@ -89,10 +89,7 @@ absl::Status BindInputs(const Plan& plan, absl::Span<const core::Tensor> inputs,
             "contiguous example"));
       }
       // Captured contiguous: any layout is made contiguous first.
-      absl::StatusOr<core::OpHandle> contiguous = plan.dispatcher->FindOp("contiguous");
-      if (!contiguous.ok()) return contiguous.status();
-      absl::StatusOr<std::vector<core::Tensor>> dense =
-          plan.dispatcher->Call(*contiguous, {t});
+      absl::StatusOr<std::vector<core::Tensor>> dense = plan.dispatcher->Call(plan.copy, {t});
       if (!dense.ok()) return dense.status();
       tensor = (*dense)[0];
     }
@@ -123,16 +120,14 @@ absl::Status RunOp(const Plan& plan, int n, Frame& frame) {
       plan.dispatcher->Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
   if (!status.ok()) return status;
   for (size_t j = 0; j < node.outputs.size(); ++j) {
-    core::Tensor t = produced[j];
-    if (!t.is_contiguous()) {
-      absl::StatusOr<core::OpHandle> copy = plan.dispatcher->FindOp("copy");
-      if (!copy.ok()) return copy.status();
-      absl::StatusOr<std::vector<core::Tensor>> dense = plan.dispatcher->Call(*copy, {t});
-      if (!dense.ok()) return dense.status();
-      t = (*dense)[0];
-    }
-    const uint64_t origin = t.byte_offset();
-    frame.SetBuffer(plan.graph.values[node.outputs[j]].buffer, std::move(t), origin);
+    // A kernel's output is its buffer as recorded (attention's [B, L, H, E]
+    // included): no copy. Only another route's layout is copied.
+    const Value& recorded = plan.graph.values[node.outputs[j]];
+    absl::StatusOr<core::Tensor> t =
+        AsRecorded(*plan.dispatcher, plan.copy, produced[j], recorded);
+    if (!t.ok()) return t.status();
+    const uint64_t origin = t->byte_offset();
+    frame.SetBuffer(recorded.buffer, *std::move(t), origin);
   }
   return absl::OkStatus();
 }
