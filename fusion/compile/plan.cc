@@ -10,6 +10,18 @@
 namespace sy::fusion {
 namespace {
 
+bool IsTensor(const Value& value, const core::Tensor& t, uint64_t origin) {
+  if (t.dtype() != value.meta.dtype || t.ndim() != value.meta.ndim ||
+      t.byte_offset() != origin + value.byte_offset) {
+    return false;
+  }
+  for (int d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != value.meta.shape[d]) return false;
+    if (t.shape()[d] != 1 && t.strides()[d] != value.strides[d]) return false;
+  }
+  return true;
+}
+
 // A replay's tensors: one per buffer, with its origin (Note [Buffers and
 // values]), and views of them made on first use.
 class Frame {
@@ -28,7 +40,12 @@ class Frame {
   const core::Tensor& value(int v) {
     if (!values_[v].defined()) {
       const Value& value = g_.values[v];
-      values_[v] = ViewOf(value, buffers_[value.buffer], origins_[value.buffer]);
+      const core::Tensor& buffer = buffers_[value.buffer];
+      // A value that is its buffer's tensor as it stands (every op output
+      // read whole, an input as passed) is that tensor: no view to make.
+      values_[v] = IsTensor(value, buffer, origins_[value.buffer])
+                       ? buffer
+                       : ViewOf(value, buffer, origins_[value.buffer]);
     }
     return values_[v];
   }

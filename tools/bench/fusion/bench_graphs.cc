@@ -117,7 +117,8 @@ Workload TransformerBlock(const sy::Context& ctx, const sy::Device& device, sy_d
   const Tensor b_up = scaled({4 * dim}, 13, 0.1);
   const Tensor w_down = scaled({dim, 4 * dim}, 14, 0.5 * s_in);
   const int64_t bytes = 2 * Bytes(batch * tokens * dim, dtype);
-  return Capture(ctx, inputs, bytes, [&](const std::vector<Tensor>& in) {
+  // By value but for ctx: `ops` calls it after this function returns.
+  auto block = [=, &ctx](const std::vector<Tensor>& in) {
     const Tensor& x = in[0];
     const Tensor n1 = Op(ctx, "rms_norm", {x, w_norm1}, {Attr(1e-6)});
     const Tensor qkv = Op(ctx, "linear", {n1, w_qkv, Tensor()});  // [B, T, 3D]
@@ -139,7 +140,10 @@ Workload TransformerBlock(const sy::Context& ctx, const sy::Device& device, sy_d
     const Tensor up = Op(ctx, "gelu", {Op(ctx, "linear", {n2, w_up, b_up})}, {Attr("tanh")});
     return std::vector<Tensor>{
         Op(ctx, "add.Tensor", {h, Op(ctx, "linear", {up, w_down, Tensor()})})};
-  });
+  };
+  Workload w = Capture(ctx, inputs, bytes, block);
+  w.ops = block;
+  return w;
 }
 
 }  // namespace sy::bench
