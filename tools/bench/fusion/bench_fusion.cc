@@ -14,6 +14,8 @@
 //   <dev>/chain/<dtype>/<n>/{eager,fused}   relu(sigmoid(tanh(x*y+1)*2-y))+x
 //   <dev>/{softmax,rms_norm,gelu}/<dtype>/<rows>x<cols>/{eager,fused}
 //                                           composed from primitives
+//   <dev>/rms_norm_op/<dtype>/<rows>x<cols>/{eager,fused}  the rms_norm op
+//                                           (the plugin's kernel either way)
 //   cuda/rowlen/{softmax,rms_norm}/<dtype>/<cols>/fused, with counter
 //     frac_copy = bytes/s ÷ a device-to-device copy's (rows × cols = 2^26;
 //     the `copy` op into a preallocated tensor)
@@ -265,6 +267,9 @@ void RegisterAll() {
   AddPair("cpu/rms_norm/f32/4096x4096", cpu, [&ctx, cpu] {
     return sy::bench::RmsNormComposed(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
   });
+  AddPair("cpu/rms_norm_op/f32/4096x4096", cpu, [&ctx, cpu] {
+    return sy::bench::RmsNormOp(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
+  });
   AddPair("cpu/gelu/f32/4096x4096", cpu, [&ctx, cpu] {
     return sy::bench::GeluComposed(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
   });
@@ -317,6 +322,16 @@ void RegisterAll() {
         })->Unit(benchmark::kMillisecond)->UseManualTime();
       }
     }
+  }
+  // The rule of docs/fusion.md "Native kernels" at the block's rms_norm
+  // shape: the plugin's rms_norm kernel (rms_norm_op/…/fused runs it) against
+  // the fused kernel of the same computation (rms_norm/…/fused).
+  for (sy_dtype_t dt : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const std::string t = sy::DTypeName(dt);
+    AddPair("cuda/rms_norm_op/" + t + "/4096x1024", gpu,
+            [&ctx, gpu, dt] { return sy::bench::RmsNormOp(ctx, gpu, dt, 4096, 1024); });
+    AddPair("cuda/rms_norm/" + t + "/4096x1024", gpu,
+            [&ctx, gpu, dt] { return sy::bench::RmsNormComposed(ctx, gpu, dt, 4096, 1024); });
   }
   auto gpu_block = [&ctx, gpu] {
     return sy::bench::TransformerBlock(ctx, gpu, SY_DTYPE_BF16, 8, 512, 1024, 16);

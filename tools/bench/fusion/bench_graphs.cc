@@ -86,6 +86,16 @@ Workload RmsNormComposed(const sy::Context& ctx, const sy::Device& device, sy_dt
                  });
 }
 
+Workload RmsNormOp(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
+                   int64_t rows, int64_t cols) {
+  const int64_t bytes = 2 * Bytes(rows * cols, dtype);
+  return Capture(ctx, {RandomTensor(ctx, device, dtype, {rows, cols}, 4),
+                       RandomTensor(ctx, device, dtype, {cols}, 5)},
+                 bytes, [&](const std::vector<Tensor>& in) {
+                   return std::vector<Tensor>{Op(ctx, "rms_norm", {in[0], in[1]}, {Attr(1e-6)})};
+                 });
+}
+
 Workload GeluComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                       int64_t rows, int64_t cols) {
   const int64_t bytes = 2 * Bytes(rows * cols, dtype);

@@ -39,6 +39,11 @@ Workload SoftmaxComposed(const sy::Context& ctx, const sy::Device& device, sy_dt
 // rms_norm over the last dim from primitives: x·rsqrt(mean(x²) + eps)·w.
 Workload RmsNormComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                          int64_t rows, int64_t cols);
+// The rms_norm op itself (eps 1e-6): one plugin kernel, fused or not —
+// alone, its decomposition fuses with nothing (docs/fusion.md, "Native
+// kernels"); against RmsNormComposed's fused kernel it measures that rule.
+Workload RmsNormOp(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
+                   int64_t rows, int64_t cols);
 // gelu from primitives: x/2·(1 + erf(x/√2)).
 Workload GeluComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                       int64_t rows, int64_t cols);

@@ -41,7 +41,9 @@
 #          block op by op, no graph), eager (the graph unfused) and fused —
 #          5 repetitions, with the fused plan printed (BENCH_FUSION_DESCRIBE):
 #          no copy step after attention, the first rms_norm on the plugin's
-#          own kernel.
+#          own kernel; and the rule behind that at the block's shape: the
+#          rms_norm op's kernel (cuda/rms_norm_op/…/4096x1024) against the
+#          fused kernel of the same computation (cuda/rms_norm/…/4096x1024/fused).
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -168,7 +170,8 @@ for step in "$@"; do
         --gtest_filter='*NativeKernelsForCompositesThatFuseWithNothing/cuda:*ReduceThenBroadcast*/cuda' \
         > "$OUT/capture_tests.log" 2>&1
       run env BENCH_FUSION_DESCRIBE=1 timeout 200 $BIN/bench_fusion \
-        --benchmark_filter='^cuda/block/' --benchmark_min_time=0.2 --benchmark_repetitions=5 \
+        --benchmark_filter='^cuda/(block/|rms_norm_op/|rms_norm/.*/4096x1024)' \
+        --benchmark_min_time=0.2 --benchmark_repetitions=5 \
         --benchmark_report_aggregates_only=true > "$OUT/capture_block.txt" 2>&1
       { echo "== capture (exit $?)"
         grep -hE "^\[  (PASSED|FAILED) |Failure" "$OUT/capture_tests.log" | head -20
