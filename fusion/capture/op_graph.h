@@ -139,6 +139,11 @@ class OpGraph {
 
   int num_live_nodes() const;
 
+  // Whether `value` is its buffer as written: the producing node's output
+  // value (whatever its layout), or an input's or constant's contiguous
+  // layout. Descriptions mark the others "(view)".
+  bool AsWritten(int value) const;
+
   // "x: f32[4, 8] on cpu:0".
   std::string DescribeValue(int value) const;
 
