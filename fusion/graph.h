@@ -127,6 +127,11 @@ struct CompileOptions {
   // where the device has a fusion compiler, so they fuse with their
   // neighbours.
   bool decompose = true;
+  // A composite whose decomposition would fuse with nothing (a group of its
+  // parts alone) runs the op's own kernel where its device has one
+  // (Note [Native single ops] in compile/compiler.cc; docs/fusion.md,
+  // "Native kernels"); false: the fused kernel of its parts.
+  bool native_single_ops = true;
   // Pattern kernels: used where measured faster than what runs otherwise,
   // always (tests), or never.
   enum class Patterns { kMeasured, kAlways, kOff };

@@ -119,12 +119,14 @@ absl::Status Launch(sy_graph_t handle, const sy_tensor_t* inputs, int32_t num_in
   std::vector<Tensor> tensors;
   tensors.reserve(num_inputs);
   for (int32_t i = 0; i < num_inputs; ++i) {
-    const std::string what = absl::StrCat("input #", i, " ('", g.inputs[i].name, "')");
-    absl::StatusOr<TensorObject*> t = TensorOf(inputs[i], what);
+    // The input's name goes into messages only: no string per launch.
+    auto what = [&] { return absl::StrCat("input #", i, " ('", g.inputs[i].name, "')"); };
+    absl::StatusOr<TensorObject*> t = TensorOf(inputs[i], "input");
+    if (!t.ok()) t = TensorOf(inputs[i], what());
     if (!t.ok()) return t.status();
     if ((*t)->context != graph.context) {
       return absl::InvalidArgumentError(absl::StrCat(
-          what, " belongs to another context than the graph; move it over with "
+          what(), " belongs to another context than the graph; move it over with "
           "DLPack or a host copy"));
     }
     tensors.push_back((*t)->tensor);

@@ -157,13 +157,18 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
 
 }  // namespace
 
+absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta) {
+  if (op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4) {
+    static constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
+    return kBlhe;
+  }
+  return {};
+}
+
 absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
                                        const sy_tensor_meta_t& meta) {
-  if (op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4) {
-    constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
-    return Tensor::Empty(device, meta, kBlhe);
-  }
-  return Tensor::Empty(device, meta);
+  const absl::Span<const int> order = KernelOutputOrder(op, meta);
+  return order.empty() ? Tensor::Empty(device, meta) : Tensor::Empty(device, meta, order);
 }
 
 absl::Status KernelFailure(const OpDef& op, const KernelEntry& kernel,

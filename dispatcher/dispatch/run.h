@@ -30,8 +30,14 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
 // each call (thread-local, so nested calls keep their own).
 trace::DeviceTime*& TracedDeviceTime();
 
+// The dim order (outermost first, Tensor::Empty) in which the core lays
+// out a kernel's output of `op` shaped `meta` (Note [Attention output
+// layout]); empty: contiguous. One answer for NewKernelOutput and for a
+// graph capture, which records the layout the kernel will write.
+absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta);
+
 // An output the core allocates for a kernel of `op`, laid out as the op
-// asks (Note [Attention output layout]).
+// asks (KernelOutputOrder).
 absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
                                        const sy_tensor_meta_t& meta);
 

@@ -57,6 +57,15 @@ void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides) {
   }
 }
 
+void OrderedStrides(absl::Span<const int64_t> shape, absl::Span<const int> order,
+                    int64_t* strides) {
+  int64_t stride = 1;
+  for (int i = static_cast<int>(order.size()) - 1; i >= 0; --i) {
+    strides[order[i]] = stride;
+    stride *= std::max<int64_t>(shape[order[i]], 1);
+  }
+}
+
 absl::StatusOr<Tensor> Tensor::Empty(Device& device, sy_dtype_t dtype,
                                      absl::Span<const int64_t> shape) {
   if (!IsValidDType(dtype)) {
@@ -116,11 +125,7 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device,
   }
   absl::StatusOr<Tensor> tensor = Empty(device, meta);
   if (!tensor.ok()) return tensor.status();
-  int64_t stride = 1;
-  for (int i = meta.ndim - 1; i >= 0; --i) {
-    tensor->impl_->strides[order[i]] = stride;
-    stride *= std::max<int64_t>(meta.shape[order[i]], 1);
-  }
+  OrderedStrides(tensor->shape(), order, tensor->impl_->strides);
   return tensor;
 }
 

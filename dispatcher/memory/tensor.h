@@ -152,6 +152,10 @@ inline bool SameShape(const Tensor& t, const sy_tensor_meta_t& meta) {
 
 // Contiguous (row-major) strides for `shape`.
 void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides);
+// The strides of a tensor shaped `shape` laid out densely in `order` (a
+// permutation of its dims, outermost first; Tensor::Empty).
+void OrderedStrides(absl::Span<const int64_t> shape, absl::Span<const int> order,
+                    int64_t* strides);
 
 }  // namespace sy::core
 

@@ -49,9 +49,10 @@ absl::Status CompiledKernel::Launch(absl::Span<const sy_tensor_view_t> inputs,
   args.num_inputs = static_cast<int32_t>(inputs.size());
   args.num_outputs = static_cast<int32_t>(outputs.size());
   args.host_call = &host_call;
-  return core::TakeError(ext_->launch_fused(ext_->self, &args),
-                         absl::StrCat("fused kernel '", name_, "' on ", device_.label(),
-                                      " (plugin '", plugin_name_, "')"));
+  sy_error_t* error = ext_->launch_fused(ext_->self, &args);
+  if (error == nullptr) return absl::OkStatus();  // the message only on failure: no string per launch
+  return core::TakeError(error, absl::StrCat("fused kernel '", name_, "' on ", device_.label(),
+                                             " (plugin '", plugin_name_, "')"));
 }
 
 const char* KernelOriginName(KernelOrigin origin) {

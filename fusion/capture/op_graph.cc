@@ -125,6 +125,12 @@ int OpGraph::num_live_nodes() const {
   return n;
 }
 
+bool OpGraph::AsWritten(int value) const {
+  const Buffer& b = buffers[values[value].buffer];
+  if (b.kind == Buffer::Kind::kProduced) return nodes[b.node].outputs[b.output] == value;
+  return values[value].is_identity();
+}
+
 std::string OpGraph::DescribeValue(int value) const {
   const Value& v = values[value];
   const Buffer& b = buffers[v.buffer];
@@ -138,7 +144,7 @@ std::string OpGraph::DescribeValue(int value) const {
   }
   return absl::StrCat(what, ": ", core::AsAbsl(core::DTypeName(v.meta.dtype)), "[",
                       absl::StrJoin(v.shape(), ", "), "]",
-                      v.is_identity() ? "" : " (view)", " on ",
+                      AsWritten(value) ? "" : " (view)", " on ",
                       b.device != nullptr ? b.device->label() : "?");
 }
 

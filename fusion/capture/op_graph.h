@@ -1,8 +1,10 @@
 // The captured op graph: what a capture (recorder.h) writes and every pass
 // of the compiler (compile/) reads and rewrites.
 //
-// Note [Buffers and values]: ops produce *buffers* (one fresh, contiguous
-// tensor per op output); graph inputs and constants (real tensors the
+// Note [Buffers and values]: ops produce *buffers* (one fresh, dense
+// tensor per op output, laid out as the kernel writes it: contiguous, or
+// for attention [B, L, H, E] under its [B, H, L, E] shape — Note [Attention
+// output layout]; the node's output value carries that layout); graph inputs and constants (real tensors the
 // captured code used without declaring them inputs) are buffers too. An op
 // reads *values*: a layout — dtype, shape, strides, byte offset from the
 // buffer's origin — over one buffer. Views (reshape, transpose, expand, …)
@@ -65,7 +67,7 @@ struct Buffer {
   int output = -1;
   core::Tensor constant;  // kConstant: the real tensor, kept alive
   core::Device* device = nullptr;
-  sy_tensor_meta_t meta{};  // kProduced: the op's output (contiguous)
+  sy_tensor_meta_t meta{};  // kProduced: the op's output (its layout: the node's output value)
 };
 
 struct Value {
@@ -94,7 +96,7 @@ struct Node {
   std::vector<int32_t> offsets;
   std::vector<int32_t> list_sizes;
   OwnedAttrs attrs;          // every attribute, defaults filled in
-  std::vector<int> outputs;  // identity values of the node's buffers
+  std::vector<int> outputs;  // the node's buffers as it writes them (dense)
   core::Device* device = nullptr;
   // How the call resolved when it was recorded ("kernel cpu::add… ").
   core::Route route = core::Route::kKernel;
@@ -136,6 +138,11 @@ class OpGraph {
   std::vector<std::vector<int>> ConsumersByBuffer() const;
 
   int num_live_nodes() const;
+
+  // Whether `value` is its buffer as written: the producing node's output
+  // value (whatever its layout), or an input's or constant's contiguous
+  // layout. Descriptions mark the others "(view)".
+  bool AsWritten(int value) const;
 
   // "x: f32[4, 8] on cpu:0".
   std::string DescribeValue(int value) const;

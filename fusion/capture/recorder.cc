@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dispatcher/dispatch/bind.h"
+#include "dispatcher/dispatch/run.h"
 
 namespace sy::fusion {
 
@@ -176,6 +177,20 @@ absl::StatusOr<core::TensorList> Recorder::Record(
     const int id = static_cast<int>(graph_.buffers.size());
     graph_.buffers.push_back(buffer);
     core::Tensor tensor = core::Tensor::Symbolic(*bound.device, bound.outputs[j]);
+    // The layout the kernel will write (Note [Attention output layout]),
+    // so that the views the captured code makes of it are the views eager
+    // makes — attention's transpose(1, 2).reshape stays a view, not a copy
+    // at every replay. Other routes produce contiguous outputs.
+    const absl::Span<const int> order =
+        node.route == core::Route::kKernel
+            ? core::KernelOutputOrder(op, bound.outputs[j])
+            : absl::Span<const int>();
+    if (!order.empty()) {
+      int64_t strides[SY_MAX_RANK];
+      core::OrderedStrides(tensor.shape(), order, strides);
+      tensor = core::Tensor::View(tensor, tensor.shape(),
+                                  absl::MakeConstSpan(strides, tensor.ndim()), 0);
+    }
     buffer_of_[&tensor.storage()] = id;
     buffer_tensors_.push_back(tensor);
     Value value;

@@ -5,6 +5,7 @@
 // What it records (Note [Buffers and values] in op_graph.h): a node per op
 // call, with its bound attributes (copied) and input values; views become
 // values, never nodes (the core's view function runs on the symbolic input,
+// whose layout is the one the op's kernel writes: KernelOutputOrder,
 // and a reshape that must copy records that copy); a call the dispatcher
 // resolved to its decomposition is expanded into the decomposition's own
 // calls when `expand_decompositions` is set (what the compiler's rebuild

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <functional>
 #include <queue>
 #include <set>
 
@@ -31,6 +32,40 @@ bool WorthDecomposing(const Node& node) {
   return name == "softmax" || name == "log_softmax" || name == "layer_norm" ||
          name == "rms_norm" || name == "contiguous";
 }
+
+// Note [Native single ops]: a composite op is decomposed so that its
+// parts fuse with the ops around it. Where its decomposition fuses with
+// nothing — the group is exactly its parts, as rms_norm between a graph
+// input and a matmul — the fused kernel only re-derives what the
+// plugin's own kernel for the op already is, and measured slower on the
+// H100 (docs/fusion.md, "Native kernels"). So such an op runs its own
+// kernel: the captured nodes returned here are rebuilt undecomposed.
+// Only where the captured op resolved to a kernel (a plugin has one for
+// the device and dtypes); CompileOptions::native_single_ops = false keeps
+// the fused kernel (to measure one against the other).
+std::vector<int> LoneDecompositions(const OpGraph& captured, const OpGraph& g,
+                                    const Partition& part, const std::vector<int>& origin,
+                                    const std::function<bool(int)>& decomposed) {
+  std::vector<int> live(captured.nodes.size(), 0);
+  for (size_t m = 0; m < g.nodes.size(); ++m) {
+    if (!g.nodes[m].dead && origin[m] >= 0) ++live[origin[m]];
+  }
+  std::vector<int> lone;
+  for (const Group& group : part.groups) {
+    const int n = origin[group.nodes.front()];
+    if (n < 0) continue;
+    bool one = live[n] == static_cast<int>(group.nodes.size());
+    for (int m : group.nodes) one = one && origin[m] == n;
+    if (one && captured.nodes[n].route == core::Route::kKernel && decomposed(n)) {
+      lone.push_back(n);
+    }
+  }
+  return lone;
+}
+
+constexpr const char* kNativeWhy =
+    "its own kernel: decomposed, it would fuse with nothing (docs/fusion.md, "
+    "\"Native kernels\")";
 
 std::string BaseName(const Node& node) { return node.op->schema().name; }
 
@@ -164,12 +199,18 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
   std::vector<std::string> notes = backends.notes;
   auto plan = std::make_shared<Plan>();
   plan->dispatcher = dispatcher_;
+  absl::StatusOr<core::OpHandle> copy = d.FindOp("copy");
+  if (!copy.ok()) return copy.status();
+  plan->copy = *copy;
   CompileStats& stats = plan->stats;
   stats.captured_ops = graph.num_ops();
 
   const OpGraph& captured = *graph.graph_;
-  auto decompose = [&](const Node& node) {
-    if (!options.decompose || !WorthDecomposing(node) ||
+  // Captured composites that run their own kernel (LoneDecompositions).
+  std::vector<bool> native(captured.nodes.size(), false);
+  auto decompose = [&](int n) {
+    const Node& node = captured.nodes[n];
+    if (native[n] || !options.decompose || !WorthDecomposing(node) ||
         backends.For(node.device->type()) == nullptr) {
       return false;
     }
@@ -177,29 +218,50 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
     for (int v : node.inputs) metas.push_back(captured.values[v].meta);
     return node.op->decomposition_applies(metas);
   };
-  absl::StatusOr<OpGraph> rebuilt = Rebuild(d, captured, decompose);
-  if (!rebuilt.ok()) return rebuilt.status();
-  OpGraph g = *std::move(rebuilt);
-  stats.ops_after_decomposition = g.num_live_nodes();
-  stats.dead_ops = EliminateDeadCode(g);
-  stats.merged_ops = EliminateCommonSubexpressions(g);
-  stats.dead_ops += EliminateDeadCode(g);
-
-  PartitionOptions partition_options;
-  partition_options.opaque.assign(g.nodes.size(), false);
-  if (options.fuse && options.patterns != CompileOptions::Patterns::kOff) {
-    PatternOutcome patterns = ApplyPatterns(d, g, backends, options.patterns);
-    stats.patterns = static_cast<int>(patterns.replaced.size());
-    for (int n : patterns.replaced) partition_options.opaque[n] = true;
-    for (std::string& note : patterns.notes) notes.push_back(std::move(note));
-  }
-
+  // Decompose, clean up, substitute patterns and partition; a second time
+  // without the decompositions that fused with nothing.
+  OpGraph g;
   Partition part;
-  if (options.fuse) {
-    part = PartitionGraph(g, backends, partition_options);
-  } else {
-    part.group_of.assign(g.nodes.size(), -1);
-    part.why_not.assign(g.nodes.size(), "");
+  std::vector<int> origin;
+  std::vector<std::string> pattern_notes;
+  for (int round = 0; round < 2; ++round) {
+    absl::StatusOr<OpGraph> rebuilt = Rebuild(d, captured, decompose, &origin);
+    if (!rebuilt.ok()) return rebuilt.status();
+    g = *std::move(rebuilt);
+    stats.ops_after_decomposition = g.num_live_nodes();
+    stats.dead_ops = EliminateDeadCode(g);
+    stats.merged_ops = EliminateCommonSubexpressions(g);
+    stats.dead_ops += EliminateDeadCode(g);
+
+    PartitionOptions partition_options;
+    partition_options.opaque.assign(g.nodes.size(), false);
+    pattern_notes.clear();
+    stats.patterns = 0;
+    if (options.fuse && options.patterns != CompileOptions::Patterns::kOff) {
+      PatternOutcome patterns = ApplyPatterns(d, g, backends, options.patterns);
+      stats.patterns = static_cast<int>(patterns.replaced.size());
+      for (int n : patterns.replaced) partition_options.opaque[n] = true;
+      pattern_notes = std::move(patterns.notes);
+    }
+    origin.resize(g.nodes.size(), -1);  // pattern replacements come from no one op
+
+    if (options.fuse) {
+      part = PartitionGraph(g, backends, partition_options);
+    } else {
+      part = Partition();
+      part.group_of.assign(g.nodes.size(), -1);
+      part.why_not.assign(g.nodes.size(), "");
+    }
+    if (round > 0 || !options.fuse || !options.native_single_ops) break;
+    const std::vector<int> lone = LoneDecompositions(captured, g, part, origin, decompose);
+    if (lone.empty()) break;
+    for (int n : lone) native[n] = true;
+  }
+  for (std::string& note : pattern_notes) notes.push_back(std::move(note));
+  for (size_t m = 0; m < g.nodes.size(); ++m) {
+    if (!g.nodes[m].dead && origin[m] >= 0 && native[origin[m]]) {
+      part.why_not[m] = kNativeWhy;
+    }
   }
   std::vector<int> step_of_node(g.nodes.size(), -1);
   for (size_t gi = 0; gi < part.groups.size(); ++gi) {

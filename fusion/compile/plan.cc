@@ -10,6 +10,18 @@
 namespace sy::fusion {
 namespace {
 
+bool IsTensor(const Value& value, const core::Tensor& t, uint64_t origin) {
+  if (t.dtype() != value.meta.dtype || t.ndim() != value.meta.ndim ||
+      t.byte_offset() != origin + value.byte_offset) {
+    return false;
+  }
+  for (int d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != value.meta.shape[d]) return false;
+    if (t.shape()[d] != 1 && t.strides()[d] != value.strides[d]) return false;
+  }
+  return true;
+}
+
 // A replay's tensors: one per buffer, with its origin (Note [Buffers and
 // values]), and views of them made on first use.
 class Frame {
@@ -28,7 +40,12 @@ class Frame {
   const core::Tensor& value(int v) {
     if (!values_[v].defined()) {
       const Value& value = g_.values[v];
-      values_[v] = ViewOf(value, buffers_[value.buffer], origins_[value.buffer]);
+      const core::Tensor& buffer = buffers_[value.buffer];
+      // A value that is its buffer's tensor as it stands (every op output
+      // read whole, an input as passed) is that tensor: no view to make.
+      values_[v] = IsTensor(value, buffer, origins_[value.buffer])
+                       ? buffer
+                       : ViewOf(value, buffer, origins_[value.buffer]);
     }
     return values_[v];
   }
@@ -89,10 +106,7 @@ absl::Status BindInputs(const Plan& plan, absl::Span<const core::Tensor> inputs,
             "contiguous example"));
       }
       // Captured contiguous: any layout is made contiguous first.
-      absl::StatusOr<core::OpHandle> contiguous = plan.dispatcher->FindOp("contiguous");
-      if (!contiguous.ok()) return contiguous.status();
-      absl::StatusOr<std::vector<core::Tensor>> dense =
-          plan.dispatcher->Call(*contiguous, {t});
+      absl::StatusOr<std::vector<core::Tensor>> dense = plan.dispatcher->Call(plan.copy, {t});
       if (!dense.ok()) return dense.status();
       tensor = (*dense)[0];
     }
@@ -123,16 +137,14 @@ absl::Status RunOp(const Plan& plan, int n, Frame& frame) {
       plan.dispatcher->Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
   if (!status.ok()) return status;
   for (size_t j = 0; j < node.outputs.size(); ++j) {
-    core::Tensor t = produced[j];
-    if (!t.is_contiguous()) {
-      absl::StatusOr<core::OpHandle> copy = plan.dispatcher->FindOp("copy");
-      if (!copy.ok()) return copy.status();
-      absl::StatusOr<std::vector<core::Tensor>> dense = plan.dispatcher->Call(*copy, {t});
-      if (!dense.ok()) return dense.status();
-      t = (*dense)[0];
-    }
-    const uint64_t origin = t.byte_offset();
-    frame.SetBuffer(plan.graph.values[node.outputs[j]].buffer, std::move(t), origin);
+    // A kernel's output is its buffer as recorded (attention's [B, L, H, E]
+    // included): no copy. Only another route's layout is copied.
+    const Value& recorded = plan.graph.values[node.outputs[j]];
+    absl::StatusOr<core::Tensor> t =
+        AsRecorded(*plan.dispatcher, plan.copy, produced[j], recorded);
+    if (!t.ok()) return t.status();
+    const uint64_t origin = t->byte_offset();
+    frame.SetBuffer(recorded.buffer, *std::move(t), origin);
   }
   return absl::OkStatus();
 }

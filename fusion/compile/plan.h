@@ -37,6 +37,10 @@ struct Step {
 
 struct Plan {
   core::Dispatcher* dispatcher = nullptr;
+  // The core's copy op, found once at compile time: a replay looks up no
+  // op by name (a strided input, or an output a declining kernel left in
+  // another layout, is copied by it).
+  core::OpHandle copy;
   OpGraph graph;
   std::vector<FusedStep> fused;
   std::vector<Step> steps;

@@ -1,5 +1,7 @@
 #include "fusion/compile/rebuild.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "fusion/capture/recorder.h"
 
@@ -21,8 +23,37 @@ std::vector<const core::Tensor*> CallInputs(const Node& node,
   return args;
 }
 
+absl::StatusOr<core::Tensor> AsRecorded(core::Dispatcher& dispatcher, core::OpHandle copy,
+                                        const core::Tensor& t, const Value& recorded) {
+  bool same = true;
+  for (int d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != 1 && t.strides()[d] != recorded.strides[d]) same = false;
+  }
+  if (same || t.numel() == 0) return t;
+  // The recorded layout's dims, outermost first; `t` viewed in that order
+  // and copied is dense in it, so the recorded strides index the copy.
+  int order[SY_MAX_RANK];
+  for (int d = 0; d < t.ndim(); ++d) order[d] = d;
+  std::stable_sort(order, order + t.ndim(), [&](int a, int b) {
+    return recorded.strides[a] > recorded.strides[b];
+  });
+  int64_t shape[SY_MAX_RANK], strides[SY_MAX_RANK];
+  for (int i = 0; i < t.ndim(); ++i) {
+    shape[i] = t.shape()[order[i]];
+    strides[i] = t.strides()[order[i]];
+  }
+  const core::Tensor permuted =
+      core::Tensor::View(t, absl::MakeConstSpan(shape, t.ndim()),
+                         absl::MakeConstSpan(strides, t.ndim()), t.byte_offset());
+  absl::StatusOr<std::vector<core::Tensor>> dense = dispatcher.Call(copy, {permuted});
+  if (!dense.ok()) return dense.status();
+  return (*dense)[0];
+}
+
 absl::StatusOr<OpGraph> Rebuild(core::Dispatcher& dispatcher, const OpGraph& graph,
-                                const std::function<bool(const Node&)>& decompose) {
+                                const std::function<bool(int node)>& decompose,
+                                std::vector<int>* origin) {
+  if (origin != nullptr) origin->clear();
   OpGraph out;
   RecorderOptions options;
   options.expand_decompositions = true;
@@ -53,7 +84,8 @@ absl::StatusOr<OpGraph> Rebuild(core::Dispatcher& dispatcher, const OpGraph& gra
   absl::StatusOr<core::OpHandle> copy = dispatcher.FindOp("copy");
   if (!copy.ok()) return copy.status();
 
-  for (const Node& node : graph.nodes) {
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
     if (node.dead) continue;
     std::vector<core::Tensor> tensors;
     tensors.reserve(node.inputs.size());
@@ -65,7 +97,7 @@ absl::StatusOr<OpGraph> Rebuild(core::Dispatcher& dispatcher, const OpGraph& gra
     args.attrs = node.attrs.span();
     args.list_sizes = node.list_sizes;
     args.produced = &produced;
-    if (decompose(node)) args.route = core::RouteRequest::Decomposition();
+    if (decompose(static_cast<int>(n))) args.route = core::RouteRequest::Decomposition();
     absl::Status status = dispatcher.Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
     if (!recorder.failure().ok()) return recorder.failure();
     if (!status.ok()) {
@@ -73,16 +105,13 @@ absl::StatusOr<OpGraph> Rebuild(core::Dispatcher& dispatcher, const OpGraph& gra
                                                       node.name(), "': ", status.message()));
     }
     for (size_t j = 0; j < node.outputs.size() && j < produced.size(); ++j) {
-      core::Tensor t = produced[j];
-      if (!t.is_contiguous() && t.numel() > 0) {
-        // A decomposition handed back a strided view; values over this
-        // buffer assume the op's contiguous layout, so copy it.
-        absl::StatusOr<std::vector<core::Tensor>> dense = dispatcher.Call(*copy, {t});
-        if (!dense.ok()) return dense.status();
-        t = (*dense)[0];
-      }
-      buffer_tensor[graph.values[node.outputs[j]].buffer] = t;
+      // Values over this buffer assume the layout it was recorded with.
+      absl::StatusOr<core::Tensor> t =
+          AsRecorded(dispatcher, *copy, produced[j], graph.values[node.outputs[j]]);
+      if (!t.ok()) return t.status();
+      buffer_tensor[graph.values[node.outputs[j]].buffer] = *std::move(t);
     }
+    if (origin != nullptr) origin->resize(out.nodes.size(), static_cast<int>(n));
   }
   for (const GraphOutput& o : graph.outputs) {
     absl::StatusOr<int> value = recorder.ValueOf(tensor_of(o.value), o.name);

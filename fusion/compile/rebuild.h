@@ -19,14 +19,27 @@
 
 namespace sy::fusion {
 
+// `decompose` takes a node's index in `graph`. With `origin`, (*origin)[m]
+// is the node of `graph` that node m of the result comes from (its
+// decomposition's ops all name it).
 absl::StatusOr<OpGraph> Rebuild(core::Dispatcher& dispatcher, const OpGraph& graph,
-                                const std::function<bool(const Node&)>& decompose);
+                                const std::function<bool(int node)>& decompose,
+                                std::vector<int>* origin = nullptr);
 
 // The tensors CallArgs::inputs takes for `node` (one entry per tensor
 // argument, a Tensor[] argument spread over its elements, nullptr for an
 // omitted optional one), from `tensors` (one per node input, flattened).
 std::vector<const core::Tensor*> CallInputs(const Node& node,
                                             const std::vector<core::Tensor>& tensors);
+
+// `t`, an op's output at run time, as the buffer the graph keeps for it
+// (`recorded`: the node's output value, a dense layout; Note [Buffers and
+// values]): `t` itself when laid out so — every kernel output, attention's
+// [B, L, H, E] included — else a dense copy in `recorded`'s dim order by
+// `copy` (the core's copy op): a decomposition's strided view, or a kernel
+// that declined for a route that writes another layout.
+absl::StatusOr<core::Tensor> AsRecorded(core::Dispatcher& dispatcher, core::OpHandle copy,
+                                        const core::Tensor& t, const Value& recorded);
 
 }  // namespace sy::fusion
 

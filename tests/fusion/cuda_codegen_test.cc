@@ -152,17 +152,19 @@ TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
 // Note [Row kernel shapes]: over bench_fusion's sweep (rows × cols = 2^26)
 // softmax and rms_norm read their row from memory once — kept in registers
 // as stored, 16 bytes at a time (f32: 4, bf16: 8 elements), at most 128
-// bytes per thread — with a thread-block cluster per row where one block
-// of 512 threads cannot hold it (sm_90).
+// bytes per thread. The shapes are the per-dtype defaults the H100
+// measured: f32 rows take blocks of up to 1024 threads, then a cluster
+// per row (sm_90); bf16 rows never take a cluster, so a row one block of
+// 1024 cannot keep (262144) is read again per stage.
 TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
   struct Want {
     int64_t n;
     int block, cluster;
   };
-  const Want f32[] = {{256, 256, 1},   {1024, 256, 1},  {4096, 128, 1},
-                      {16384, 512, 1}, {65536, 512, 4}, {262144, 1024, 8}};
-  const Want bf16_wants[] = {{256, 256, 1},   {1024, 256, 1},  {4096, 128, 1},
-                             {16384, 256, 1}, {65536, 512, 2}, {262144, 512, 8}};
+  const Want f32[] = {{256, 256, 1},   {1024, 256, 1},   {4096, 128, 1},
+                      {16384, 512, 1}, {65536, 1024, 2}, {262144, 1024, 8}};
+  const Want bf16_wants[] = {{256, 256, 1},    {1024, 256, 1},   {4096, 128, 1},
+                             {16384, 256, 1},  {65536, 1024, 1}, {262144, 1024, 1}};
   for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     const bool bf16 = d == SY_DTYPE_BF16;
     const std::string t = bf16 ? "unsigned short, 8" : "float, 4";
@@ -174,8 +176,15 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
                                     ? Compile(Softmax(d, rows, want.n), "softmax " + what)
                                     : Generate(Softmax(d, rows, want.n), "softmax " + what);
       const GeneratedKernel r = Generate(RmsNorm(d, {rows, want.n}, 1), "rms_norm " + what);
+      const bool reread = bf16 && want.n > 65536;  // more than 1024 threads keep
       for (const GeneratedKernel* g : {&s, &r}) {
         EXPECT_EQ(g->vec, bf16 ? 8 : 4) << what;
+        if (reread) {
+          EXPECT_EQ(g->source.find("c0["), std::string::npos) << what << "\n" << g->source;
+          EXPECT_EQ(g->vector.cluster, 1) << what;
+          EXPECT_EQ(g->vector.block, 1024) << what;
+          continue;
+        }
         const std::string& src = g->source;
         const size_t vector_entry = src.find(" " + g->vector.entry + "(");
         ASSERT_NE(vector_entry, std::string::npos) << what;
@@ -263,7 +272,7 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
     EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
     EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
                          "1024> or cluster=<1, 2, 4 or 8>"), std::string::npos) << error;
-    EXPECT_EQ(fresh.row_max_block, 512) << bad;
+    EXPECT_EQ(fresh.row_max_block, 0) << bad;  // unchanged: the per-dtype default
   }
   EXPECT_FALSE(ParseRowOptions("block=300", &o, &error));
   EXPECT_EQ(error.find("'block=300' in 'block=300'"), 0u) << error;
@@ -295,6 +304,39 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(g.vector.cluster, 1);
   EXPECT_EQ(g.vector.block, 1024);
   EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
+
+  // A part that is set applies to every dtype: cluster=4 gives bf16 rows
+  // of 262144 (4096 threads) the clusters their default does not.
+  const Ir bf16_ir = Softmax(SY_DTYPE_BF16, 4, 262144);
+  const sy_fused_kernel_t bk = bf16_ir.Abi();
+  CodegenOptions bf16_shaped;
+  ASSERT_TRUE(GenerateCuda(bk, bf16_shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 1);
+  ASSERT_TRUE(ParseRowOptions("cluster=4", &bf16_shaped, &error)) << error;
+  ASSERT_TRUE(GenerateCuda(bk, bf16_shaped, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 4);
+  EXPECT_EQ(g.vector.block, 1024);
+}
+
+// The per-dtype defaults (Note [Row kernel shapes]): 16-bit rows no
+// clusters, f32 blocks of 1024 before a cluster of 8, f64 512 and 8.
+TEST(CudaRowOptions, DefaultsFollowTheKeptDtype) {
+  EXPECT_EQ(DefaultRowShape(2).max_cluster, 1);
+  EXPECT_EQ(DefaultRowShape(2).max_block, 1024);
+  EXPECT_EQ(DefaultRowShape(4).max_cluster, 8);
+  EXPECT_EQ(DefaultRowShape(4).max_block, 1024);
+  EXPECT_EQ(DefaultRowShape(8).max_cluster, 8);
+  EXPECT_EQ(DefaultRowShape(8).max_block, 512);
+  // f16 rows are 16-bit rows too: 65536 is one block of 1024.
+  const Ir ir = Softmax(SY_DTYPE_F16, 2, 65536);
+  const sy_fused_kernel_t k = ir.Abi();
+  GeneratedKernel g;
+  std::string error;
+  ASSERT_TRUE(GenerateCuda(k, CodegenOptions{}, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 1);
+  EXPECT_EQ(g.vector.block, 1024);
+  EXPECT_EQ(g.vector.grid, 2);
+  EXPECT_NE(g.source.find("c0["), std::string::npos) << g.source;  // kept
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -61,13 +61,14 @@ class FusedOps : public ::testing::TestWithParam<const char*> {
   // Returns the fused graph's stats.
   CompileStats Check(const std::vector<Tensor>& inputs,
                      const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body,
-                     double tol, const std::string& what) {
+                     double tol, const std::string& what,
+                     const CompileOptions& fused_options = {}) {
     absl::StatusOr<Graph> graph = CaptureGraph(*rt_, inputs, body);
     EXPECT_TRUE(graph.ok()) << what << ": " << graph.status();
     if (!graph.ok()) return {};
     CompileOptions unfused_options;
     unfused_options.fuse = false;
-    absl::StatusOr<CompiledGraph> fused = compiler_->Compile(*graph);
+    absl::StatusOr<CompiledGraph> fused = compiler_->Compile(*graph, fused_options);
     absl::StatusOr<CompiledGraph> unfused = compiler_->Compile(*graph, unfused_options);
     EXPECT_TRUE(fused.ok()) << what << ": " << fused.status();
     EXPECT_TRUE(unfused.ok()) << what << ": " << unfused.status();
@@ -259,13 +260,64 @@ TEST_P(FusedOps, ReduceThenBroadcastPatternsFuseIntoOneKernel) {
            return Op("layer_norm", {in[0], Tensor(), Tensor()}, {Attr({5, 67}), Attr(1e-5)});
          }},
     };
+    // Each op alone: its decomposition fuses with nothing, so by default it
+    // would run the op's own kernel (NativeKernelsForCompositesThatFuseWithNothing);
+    // these check the fused form.
+    CompileOptions fused_form;
+    fused_form.native_single_ops = false;
     for (const Case& c : cases) {
       const CompileStats stats =
           Check({x, w, b}, [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{c.fn(in)}; },
-                tol, std::string(c.name) + " " + Name(dtype));
+                tol, std::string(c.name) + " " + Name(dtype), fused_form);
       EXPECT_EQ(stats.fused_groups, 1) << c.name << " " << Name(dtype);
     }
   }
+}
+
+// Note [Native single ops]: rms_norm whose decomposition would fuse with
+// nothing runs the plugin's rms_norm kernel (the description names it and
+// says why); rms_norm after an add is decomposed and fuses with the add.
+TEST_P(FusedOps, NativeKernelsForCompositesThatFuseWithNothing) {
+  const sy_dtype_t dtype = SY_DTYPE_F32;
+  const Tensor x = Random(*rt_, *dev_, dtype, {6, 130}, 21);
+  const Tensor y = Random(*rt_, *dev_, dtype, {6, 130}, 22);
+  const Tensor w = Random(*rt_, *dev_, dtype, {130}, 23);
+  auto alone = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("rms_norm", {in[0], in[1]}, {Attr(1e-5)})};
+  };
+  const CompileStats stats = Check({x, w}, alone, 2e-5, "rms_norm alone");
+  EXPECT_EQ(stats.fused_groups, 0);
+  EXPECT_EQ(stats.ops_after_decomposition, 1);  // not decomposed
+  absl::StatusOr<Graph> graph = CaptureGraph(*rt_, {x, w}, alone);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<CompiledGraph> compiled = compiler_->Compile(*graph);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string text = compiled->Describe();
+  const std::string plugin = GetParam();
+  EXPECT_NE(text.find("] op %0 rms_norm on "), std::string::npos) << text;
+  const size_t kernel = text.find("→ kernel " + plugin + "::");  // the plugin's own
+  EXPECT_NE(kernel, std::string::npos) << text;
+  EXPECT_NE(text.find("rms_norm", kernel), std::string::npos) << text;
+  EXPECT_NE(text.find("(not fused: its own kernel: decomposed, it would fuse with nothing"),
+            std::string::npos) << text;
+  // Asked for, the fused form of the same graph: one group.
+  CompileOptions fused_form;
+  fused_form.native_single_ops = false;
+  absl::StatusOr<CompiledGraph> fused = compiler_->Compile(*graph, fused_form);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(fused->stats().fused_groups, 1) << fused->Describe();
+  EXPECT_EQ(fused->Describe().find("::rms_norm"), std::string::npos) << fused->Describe();
+
+  // With an add before it, the decomposition fuses with the add.
+  const CompileStats with_add = Check(
+      {x, y, w},
+      [&](const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{
+            Op("rms_norm", {Op("add.Tensor", {in[0], in[1]}), in[2]}, {Attr(1e-5)})};
+      },
+      2e-5, "add then rms_norm");
+  EXPECT_EQ(with_add.fused_groups, 1);
+  EXPECT_GT(with_add.fused_ops, 2);
 }
 
 TEST_P(FusedOps, BroadcastStridedAndEmptyInputs) {

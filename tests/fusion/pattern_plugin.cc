@@ -8,7 +8,16 @@
 //                 an op nobody registers
 // matmul_add's kernel computes a·b + bias over any strides in double and
 // adds nothing else, so a test can compare it against float64.
+//
+// It also gives cpu a scaled_dot_product_attention kernel (f32, rank 4, no
+// mask), so that a capture on cpu records attention as a kernel, whose
+// output the core lays out [B, L, H, E] (Note [Attention output layout];
+// patterns_test.cc's AttentionOutput tests). The kernel declines, at call
+// time only (as a kernel that declines on data alignment must), calls
+// whose head dim is 3: replay then takes the decomposition.
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "switchyard/plugin.hpp"
 
@@ -53,6 +62,54 @@ sy_error_t* MatmulAdd(const sy_kernel_call_t* call) {
       double acc = *At(bias, j, 0);
       for (int64_t k = 0; k < a.shape[1]; ++k) acc += double{*At(a, i, k)} * *At(b, k, j);
       y[i * out.strides[0] + j * out.strides[1]] = static_cast<float>(acc);
+    }
+  }
+  return nullptr;
+}
+
+float At4(const sy_tensor_view_t& v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return reinterpret_cast<const float*>(static_cast<const char*>(v.data) + v.byte_offset)
+      [a * v.strides[0] + b * v.strides[1] + c * v.strides[2] + d * v.strides[3]];
+}
+
+// softmax(q·kᵀ·scale [causal]) · v in double, over any strides.
+sy_error_t* Attention(const sy_kernel_call_t* call) {
+  const sy_tensor_view_t& q = call->inputs[0];
+  const sy_tensor_view_t& k = call->inputs[1];
+  const sy_tensor_view_t& v = call->inputs[2];
+  const sy_tensor_view_t& out = call->outputs[0];
+  if (call->num_inputs != 3 || q.ndim != 4) {
+    return sy::plugin::Decline("test_patterns attention: rank 4, no mask only");
+  }
+  if (q.shape[3] == 3 && (call->flags & SY_KERNEL_CALL_QUERY) == 0) {
+    return sy::plugin::Decline("test_patterns attention: head dim 3, at call time");
+  }
+  if ((call->flags & SY_KERNEL_CALL_QUERY) != 0) return nullptr;
+  const bool causal = call->attrs[0].value.b != 0;
+  const double scale = call->attrs[1].kind == SY_ATTR_FLOAT
+                           ? call->attrs[1].value.f
+                           : 1.0 / std::sqrt(static_cast<double>(q.shape[3]));
+  const int64_t L = q.shape[2], S = k.shape[2], E = q.shape[3], Ev = v.shape[3];
+  float* y = reinterpret_cast<float*>(static_cast<char*>(out.data) + out.byte_offset);
+  std::vector<double> p(S);
+  for (int64_t b = 0; b < q.shape[0]; ++b) {
+    for (int64_t h = 0; h < q.shape[1]; ++h) {
+      for (int64_t i = 0; i < L; ++i) {
+        double max = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          double dot = 0;
+          for (int64_t e = 0; e < E; ++e) dot += double{At4(q, b, h, i, e)} * At4(k, b, h, j, e);
+          p[j] = causal && j > i ? -INFINITY : dot * scale;
+          max = std::max(max, p[j]);
+        }
+        for (int64_t j = 0; j < S; ++j) sum += p[j] = std::exp(p[j] - max);
+        for (int64_t e = 0; e < Ev; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < S; ++j) acc += p[j] * At4(v, b, h, j, e);
+          y[b * out.strides[0] + h * out.strides[1] + i * out.strides[2] + e * out.strides[3]] =
+              static_cast<float>(acc / sum);
+        }
+      }
     }
   }
   return nullptr;
@@ -105,7 +162,8 @@ sy_error_t* RegisterSchema(const sy_host_api_t* host, sy_host_context_t* context
 sy_error_t* RegisterKernel(const sy_host_api_t* host, sy_host_context_t* context,
                            const char* op, const char* name, int32_t num_dtypes,
                            sy_kernel_fn fn, uint32_t flags) {
-  const sy_dtype_t dtypes[3] = {SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_F32};
+  // Attention's fourth, its mask, is omitted (SY_DTYPE_NONE).
+  const sy_dtype_t dtypes[4] = {SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_F32, SY_DTYPE_NONE};
   sy_kernel_desc_t desc{};
   desc.struct_size = sizeof(desc);
   desc.op = op;
@@ -126,6 +184,9 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
       host, context, "test_patterns::add_gelu(Tensor a, Tensor b) -> Tensor", SameShape));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::matmul_add",
                                            "matmul_add_f32", 3, MatmulAdd, 0));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "scaled_dot_product_attention",
+                                           "attention_f32", 4, Attention,
+                                           SY_KERNEL_FLAG_MAY_DECLINE));
   return RegisterKernel(host, context, "test_patterns::add_gelu", "add_gelu_declines", 2,
                         Declines, SY_KERNEL_FLAG_MAY_DECLINE);
 }

@@ -632,14 +632,17 @@ class Generator {
     const int64_t threads = (row_length_ + per_thread - 1) / per_thread;
     p.block = 128;
     while (p.block < 1024 && p.block < threads) p.block *= 2;
-    // A row that needs more than row_max_block threads to stay in
-    // registers spreads over a cluster (sm_90+): blocks of row_max_block
-    // where 8 of them suffice (512: two fit an SM, with 128 registers per
-    // thread), else twice as large, up to 1024. Beyond 8 × 1024 threads,
-    // or before sm_90, one block re-reads the row per stage.
-    const int max_cluster = std::min(kMaxCluster, o_.row_max_cluster);
-    if (threads > o_.row_max_block && p.kept_size > 0 && o_.arch >= 90 && max_cluster > 1) {
-      for (int block = std::max(32, o_.row_max_block); block <= 1024; block *= 2) {
+    // A row that needs more than the largest block's threads to stay in
+    // registers spreads over a cluster (sm_90+) where the kept dtype takes
+    // clusters: blocks of that size where 8 of them suffice, else twice as
+    // large, up to 1024. Beyond 8 × 1024 threads, without clusters, or
+    // before sm_90, one block re-reads the row per stage.
+    const RowDefaults defaults = DefaultRowShape(p.kept_size);
+    const int max_block = o_.row_max_block > 0 ? o_.row_max_block : defaults.max_block;
+    const int max_cluster = std::min(
+        kMaxCluster, o_.row_max_cluster > 0 ? o_.row_max_cluster : defaults.max_cluster);
+    if (threads > max_block && p.kept_size > 0 && o_.arch >= 90 && max_cluster > 1) {
+      for (int block = std::max(32, max_block); block <= 1024; block *= 2) {
         int cluster = 1;
         while (cluster < max_cluster && int64_t{cluster} * block < threads) cluster *= 2;
         if (int64_t{cluster} * block >= threads) {
@@ -949,6 +952,13 @@ std::string EntryName(const char* name) {
     out += std::isalnum(static_cast<unsigned char>(*p)) ? *p : '_';
   }
   return out;
+}
+
+RowDefaults DefaultRowShape(int kept_element_bytes) {
+  // Note [Row kernel shapes] has the measurements.
+  if (kept_element_bytes <= 2) return {1024, 1};
+  if (kept_element_bytes == 4) return {1024, 8};
+  return {512, 8};
 }
 
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error) {

@@ -35,15 +35,22 @@
 // sum, output) are kept in registers as they are stored, v-wide — at most
 // 128 bytes per thread and input (32 f32, 64 bf16 values) — so the row
 // is read from memory once. The thread count follows: enough threads
-// that each keeps at most 128 bytes, a block of 128 … 512 threads; past
-// 512 threads a cluster of up to 8 blocks of 512 (two such blocks fit an
-// SM: 128 registers a thread), else of 1024. A row more than 8 × 1024
-// threads can keep (f32 beyond 262144, f64 beyond 131072), or a long row
-// before sm_90, is read again per stage (from L2 while it holds it).
-// Rows with nothing to keep take about 8 vector accesses per thread and
-// stage. The scalar entry keeps one element per register, so it keeps
-// bf16 rows up to 8192 only. These numbers are reasoned, not yet measured
-// or autotuned (docs/fusion.md, "Row kernels" and "Not yet").
+// that each keeps at most 128 bytes, a block of 128 … 1024 threads. Past
+// the largest block (DefaultRowShape: 1024 for f32 rows) a row spreads
+// over a cluster of up to 8 blocks — only where the kept element is 32
+// bits or wider: measured on the H100 (device_run.sh rowshapes,
+// docs/fusion.md "Row kernels"), clusters cost 16-bit rows a third of
+// their bandwidth (bf16 at 262144: softmax 0.31 of copy with clusters,
+// 0.50 with one block re-reading its row per stage; rms_norm 0.48 and
+// 0.69) but carry f32's (softmax at 65536: 0.79 with, 0.53 without), and
+// f32 is best with blocks of 1024 before the cluster (rms_norm at 65536:
+// 0.92 with 2 × 1024, 0.90 with 4 × 512). A row more than the largest
+// block or cluster can keep (bf16 beyond 65536, f32 beyond 262144, f64
+// beyond 131072), or a long row before sm_90, is read again per stage
+// (from L2 while it holds it). Rows with nothing to keep take about 8
+// vector accesses per thread and stage. The scalar entry keeps one element
+// per register, so it keeps bf16 rows up to 8192 only. The autotuner does
+// not pick these yet (docs/fusion.md, "Not yet").
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
@@ -82,14 +89,29 @@ struct CodegenOptions {
   int arch = 90;       // major * 10 + minor: clusters from 90 on
   // Row kernels (Note [Row kernel shapes]): the bytes of each kept input a
   // thread holds in registers, at most, and the largest block before a
-  // row spreads over a cluster (a power of two, 32 … 1024).
+  // row spreads over a cluster (a power of two, 32 … 1024), and the
+  // largest cluster (1: no clusters). 0 for either of the last two: the
+  // default for the row's kept dtype (RowDefaults).
   int row_kept_bytes = 128;
-  int row_max_block = 512;
-  int row_max_cluster = 8;  // 1: no clusters
+  int row_max_block = 0;
+  int row_max_cluster = 0;
 };
 
+// The default row shape by the size of the widest element a row kernel
+// keeps in registers (Note [Row kernel shapes], measured on the H100):
+// 16-bit rows take no clusters (a block of up to 1024 threads, re-reading
+// the rows it cannot keep); 32-bit rows take blocks of up to 1024 before a
+// cluster of up to 8; 64-bit rows (unmeasured) blocks of 512, clusters of 8.
+struct RowDefaults {
+  int max_block;
+  int max_cluster;
+};
+RowDefaults DefaultRowShape(int kept_element_bytes);
+
 // Row-kernel options from "kept=<bytes>,block=<threads>,cluster=<blocks>"
-// (any part may be left out; SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md):
+// (any part may be left out, and keeps its value — for block and cluster
+// the per-dtype default; a part that is set applies to every dtype;
+// SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md):
 // false with *error naming the part that is wrong, and *out unchanged.
 // kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8.
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);

@@ -163,7 +163,7 @@ const char* CompilerName() {
     const RowEnv& rows = RowOptions();
     const std::string shaped = rows.text.empty() ? "" : StrCat(" rows ", rows.text);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 4",
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 5",
                                      shaped);
   }();
   return name.c_str();
@@ -206,10 +206,12 @@ sy_error_t* LoadFused(void*, sy_fused_load_args_t* args) {
 sy_error_t* LaunchFused(void*, const sy_fused_launch_args_t* args) {
   return plugin::Guard("cuda plugin: launch_fused", [&]() -> sy_error_t* {
     const Compiled& c = *static_cast<const Compiled*>(args->handle);
-    Stream* stream = FindStream(args->stream);
+    // As the kernel path (gpu::BeginCall): the host passes a stream it made
+    // through this plugin's table, so a replay takes no lock to look it up.
+    Stream* stream = FromHandle(args->stream);
     if (stream == nullptr) {
       return MakeError(SY_STATUS_INVALID_ARGUMENT,
-                       "cuda plugin: launch_fused: the stream is not one of this plugin's");
+                       "cuda plugin: launch_fused: no stream; pass a stream of the cuda device");
     }
     if (args->num_inputs != c.num_inputs || args->num_outputs != c.num_outputs) {
       return MakeError(SY_STATUS_INVALID_ARGUMENT,
@@ -217,12 +219,17 @@ sy_error_t* LaunchFused(void*, const sy_fused_launch_args_t* args) {
                               c.num_inputs, " inputs and ", c.num_outputs, " outputs"));
     }
     const int count = c.num_inputs + c.num_outputs;
+    // Operand pointers and the kernel's parameters (their addresses): on
+    // the stack up to 64 operands, so a launch allocates nothing.
     void* pointers[64];
+    void* addresses[64];
     std::unique_ptr<void*[]> heap;
     void** ptrs = pointers;
+    void** params = addresses;
     if (count > 64) {
-      heap.reset(new void*[count]);
+      heap.reset(new void*[2 * count]);
       ptrs = heap.get();
+      params = heap.get() + count;
     }
     for (int i = 0; i < count; ++i) {
       const sy_tensor_view_t& v = i < c.num_inputs ? args->inputs[i] : args->outputs[i - c.num_inputs];
@@ -234,13 +241,14 @@ sy_error_t* LaunchFused(void*, const sy_fused_launch_args_t* args) {
       aligned = aligned && reinterpret_cast<uintptr_t>(ptrs[i]) % 16 == 0;
     }
     const LaunchShape& shape = aligned ? c.gen.vector : c.gen.scalar;
-    std::unique_ptr<void*[]> params(new void*[count]);
     for (int i = 0; i < count; ++i) params[i] = &ptrs[i];
-    cudaError_t e = cudaSetDevice(c.device);
+    int current = -1;
+    cudaError_t e = cudaGetDevice(&current);  // no driver call when already current
+    if (e == cudaSuccess && current != c.device) e = cudaSetDevice(c.device);
     if (e == cudaSuccess) {
       e = cudaLaunchKernel(reinterpret_cast<const void*>(aligned ? c.vector : c.scalar),
                            dim3(static_cast<unsigned>(shape.grid)), dim3(shape.block),
-                           params.get(), shape.smem, stream->stream);
+                           params, shape.smem, stream->stream);
     }
     if (e != cudaSuccess) {
       return CudaError(e, "cuda plugin: launch_fused",

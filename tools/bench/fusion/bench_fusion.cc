@@ -14,10 +14,14 @@
 //   <dev>/chain/<dtype>/<n>/{eager,fused}   relu(sigmoid(tanh(x*y+1)*2-y))+x
 //   <dev>/{softmax,rms_norm,gelu}/<dtype>/<rows>x<cols>/{eager,fused}
 //                                           composed from primitives
+//   <dev>/rms_norm_op/<dtype>/<rows>x<cols>/{eager,fused}  the rms_norm op
+//                                           (the plugin's kernel either way)
 //   cuda/rowlen/{softmax,rms_norm}/<dtype>/<cols>/fused, with counter
 //     frac_copy = bytes/s ÷ a device-to-device copy's (rows × cols = 2^26;
 //     the `copy` op into a preallocated tensor)
-//   cuda/block/bf16/{eager,fused}           the transformer block
+//   {cpu/block/f32/1x32x128,cuda/block/bf16/8x512x1024}/{ops,eager,fused}
+//                                           the transformer block; ops: its
+//     function called op by op outside a capture (no graph at all)
 //   <dev>/compile/{cold,warm_disk}          compiling the chain's kernel:
 //     the code generator every time (a fresh context: empty memory cache,
 //     disk cache off), or a fresh context's start from the disk cache
@@ -171,6 +175,19 @@ void AddPair(const std::string& name, sy::Device d, std::function<Workload()> ma
   }
 }
 
+// `name`/ops: the workload's function called op by op, outside a capture
+// (what a user who never captures runs), beside AddPair's rows.
+void AddOps(const std::string& name, sy::Device d, std::function<Workload()> make) {
+  auto* b = benchmark::RegisterBenchmark((name + "/ops").c_str(), [=](benchmark::State& state) {
+    Prepared& p = Prepare(name, make);
+    std::vector<sy::Tensor> keep;
+    Run(state, d, [&] { keep = p.eager.ops(p.eager.inputs); });
+    state.SetBytesProcessed(state.iterations() * p.eager.bytes);
+  });
+  b->Unit(benchmark::kMillisecond);
+  if (IsGpu(d)) b->UseManualTime();
+}
+
 // Sets an environment variable for one scope (the compile rows' cache).
 class ScopedEnv {
  public:
@@ -250,9 +267,24 @@ void RegisterAll() {
   AddPair("cpu/rms_norm/f32/4096x4096", cpu, [&ctx, cpu] {
     return sy::bench::RmsNormComposed(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
   });
+  AddPair("cpu/rms_norm_op/f32/4096x4096", cpu, [&ctx, cpu] {
+    return sy::bench::RmsNormOp(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
+  });
   AddPair("cpu/gelu/f32/4096x4096", cpu, [&ctx, cpu] {
     return sy::bench::GeluComposed(ctx, cpu, SY_DTYPE_F32, 4096, 4096);
   });
+  // Small enough that the per-op and per-replay host costs show.
+  auto cpu_block = [&ctx, cpu] {
+    return sy::bench::TransformerBlock(ctx, cpu, SY_DTYPE_F32, 1, 32, 128, 4);
+  };
+  AddOps("cpu/block/f32/1x32x128", cpu, cpu_block);
+  AddPair("cpu/block/f32/1x32x128", cpu, cpu_block);
+  // Tiny: almost all host cost (binding, resolving, allocating, replaying).
+  auto cpu_block_tiny = [&ctx, cpu] {
+    return sy::bench::TransformerBlock(ctx, cpu, SY_DTYPE_F32, 1, 4, 16, 2);
+  };
+  AddOps("cpu/block/f32/1x4x16", cpu, cpu_block_tiny);
+  AddPair("cpu/block/f32/1x4x16", cpu, cpu_block_tiny);
   AddCompile("cpu", "cpu", 30);
 
   if (!env.cuda) return;
@@ -291,9 +323,21 @@ void RegisterAll() {
       }
     }
   }
-  AddPair("cuda/block/bf16/8x512x1024", gpu, [&ctx, gpu] {
+  // The rule of docs/fusion.md "Native kernels" at the block's rms_norm
+  // shape: the plugin's rms_norm kernel (rms_norm_op/…/fused runs it) against
+  // the fused kernel of the same computation (rms_norm/…/fused).
+  for (sy_dtype_t dt : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const std::string t = sy::DTypeName(dt);
+    AddPair("cuda/rms_norm_op/" + t + "/4096x1024", gpu,
+            [&ctx, gpu, dt] { return sy::bench::RmsNormOp(ctx, gpu, dt, 4096, 1024); });
+    AddPair("cuda/rms_norm/" + t + "/4096x1024", gpu,
+            [&ctx, gpu, dt] { return sy::bench::RmsNormComposed(ctx, gpu, dt, 4096, 1024); });
+  }
+  auto gpu_block = [&ctx, gpu] {
     return sy::bench::TransformerBlock(ctx, gpu, SY_DTYPE_BF16, 8, 512, 1024, 16);
-  });
+  };
+  AddOps("cuda/block/bf16/8x512x1024", gpu, gpu_block);
+  AddPair("cuda/block/bf16/8x512x1024", gpu, gpu_block);
   AddCompile("cuda", "cuda:0", 10);
 }
 

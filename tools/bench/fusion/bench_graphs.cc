@@ -86,6 +86,16 @@ Workload RmsNormComposed(const sy::Context& ctx, const sy::Device& device, sy_dt
                  });
 }
 
+Workload RmsNormOp(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
+                   int64_t rows, int64_t cols) {
+  const int64_t bytes = 2 * Bytes(rows * cols, dtype);
+  return Capture(ctx, {RandomTensor(ctx, device, dtype, {rows, cols}, 4),
+                       RandomTensor(ctx, device, dtype, {cols}, 5)},
+                 bytes, [&](const std::vector<Tensor>& in) {
+                   return std::vector<Tensor>{Op(ctx, "rms_norm", {in[0], in[1]}, {Attr(1e-6)})};
+                 });
+}
+
 Workload GeluComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                       int64_t rows, int64_t cols) {
   const int64_t bytes = 2 * Bytes(rows * cols, dtype);
@@ -117,7 +127,8 @@ Workload TransformerBlock(const sy::Context& ctx, const sy::Device& device, sy_d
   const Tensor b_up = scaled({4 * dim}, 13, 0.1);
   const Tensor w_down = scaled({dim, 4 * dim}, 14, 0.5 * s_in);
   const int64_t bytes = 2 * Bytes(batch * tokens * dim, dtype);
-  return Capture(ctx, inputs, bytes, [&](const std::vector<Tensor>& in) {
+  // By value but for ctx: `ops` calls it after this function returns.
+  auto block = [=, &ctx](const std::vector<Tensor>& in) {
     const Tensor& x = in[0];
     const Tensor n1 = Op(ctx, "rms_norm", {x, w_norm1}, {Attr(1e-6)});
     const Tensor qkv = Op(ctx, "linear", {n1, w_qkv, Tensor()});  // [B, T, 3D]
@@ -139,7 +150,10 @@ Workload TransformerBlock(const sy::Context& ctx, const sy::Device& device, sy_d
     const Tensor up = Op(ctx, "gelu", {Op(ctx, "linear", {n2, w_up, b_up})}, {Attr("tanh")});
     return std::vector<Tensor>{
         Op(ctx, "add.Tensor", {h, Op(ctx, "linear", {up, w_down, Tensor()})})};
-  });
+  };
+  Workload w = Capture(ctx, inputs, bytes, block);
+  w.ops = block;
+  return w;
 }
 
 }  // namespace sy::bench

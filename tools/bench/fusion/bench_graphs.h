@@ -7,6 +7,7 @@
 #define SWITCHYARD_TOOLS_BENCH_FUSION_BENCH_GRAPHS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct Workload {
   sy::Graph graph;
   std::vector<sy::Tensor> inputs;
   int64_t bytes = 0;
+  // The captured function itself, to call op by op outside a capture (the
+  // eager baseline a replay must beat); set where the workload keeps it
+  // (TransformerBlock).
+  std::function<std::vector<sy::Tensor>(const std::vector<sy::Tensor>&)> ops;
 };
 
 // A random tensor of `dtype` on `device` (made in f32 on the host, cast
@@ -34,11 +39,17 @@ Workload SoftmaxComposed(const sy::Context& ctx, const sy::Device& device, sy_dt
 // rms_norm over the last dim from primitives: x·rsqrt(mean(x²) + eps)·w.
 Workload RmsNormComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                          int64_t rows, int64_t cols);
+// The rms_norm op itself (eps 1e-6): one plugin kernel, fused or not —
+// alone, its decomposition fuses with nothing (docs/fusion.md, "Native
+// kernels"); against RmsNormComposed's fused kernel it measures that rule.
+Workload RmsNormOp(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
+                   int64_t rows, int64_t cols);
 // gelu from primitives: x/2·(1 + erf(x/√2)).
 Workload GeluComposed(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                       int64_t rows, int64_t cols);
 // A pre-norm transformer block: x + attn(rms_norm(x)), then + mlp(rms_norm(·))
 // with causal scaled_dot_product_attention and a tanh-gelu MLP of 4× width.
+// Keeps `ops` (the block op by op); `ctx` must outlive the workload.
 Workload TransformerBlock(const sy::Context& ctx, const sy::Device& device, sy_dtype_t dtype,
                           int64_t batch, int64_t tokens, int64_t dim, int64_t heads);
 

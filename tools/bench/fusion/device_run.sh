@@ -29,10 +29,21 @@
 #          PyTorch's (compare_torch.py) when bench_fusion.json is there.
 #   rows_sanitizer: compute-sanitizer memcheck and racecheck on the row
 #          kernels at every row length (thread-block clusters included).
-#   rowshapes: bench_fusion's cuda/rowlen rows again under other row-kernel
-#          shapes (SWITCHYARD_CUDA_FUSED_ROWS=block=256, block=1024, kept=64,
-#          kept=256, cluster=1 (no clusters); ROW_SHAPES overrides the
-#          list), to pick the default.
+#   rowshapes: bench_fusion's cuda/rowlen rows under the default shapes
+#          (codegen 5: per kept dtype) and again under others
+#          (SWITCHYARD_CUDA_FUSED_ROWS=block=512,cluster=8 — codegen 4's
+#          defaults for every dtype —, cluster=1, block=256, kept=64,
+#          kept=256; ROW_SHAPES overrides the list, `default` meaning
+#          unset), to check and pick the defaults.
+#   capture: what a replay costs against the same ops called one by one
+#          (docs/fusion.md, "Replay"): fusion_test's cuda instances of the
+#          native-kernel test, then bench_fusion's cuda/block rows — ops (the
+#          block op by op, no graph), eager (the graph unfused) and fused —
+#          5 repetitions, with the fused plan printed (BENCH_FUSION_DESCRIBE):
+#          no copy step after attention, the first rms_norm on the plugin's
+#          own kernel; and the rule behind that at the block's shape: the
+#          rms_norm op's kernel (cuda/rms_norm_op/…/4096x1024) against the
+#          fused kernel of the same computation (cuda/rms_norm/…/4096x1024/fused).
 #   fixes: just the three tests that failed on the H100 before the register
 #          cache and pattern-pass fixes (bf16 rows, the matmul epilogue
 #          pattern, reduce-then-broadcast on cuda).
@@ -145,14 +156,29 @@ for step in "$@"; do
       # The row-length sweep again with other row-kernel shapes
       # (SWITCHYARD_CUDA_FUSED_ROWS; Note [Row kernel shapes]), to choose
       # the default from measurements. ~30 s each.
-      for shape in ${ROW_SHAPES:-block=256 block=1024 kept=64 kept=256 cluster=1}; do
-        run env SWITCHYARD_CUDA_FUSED_ROWS=$shape timeout 100 $BIN/bench_fusion \
+      for shape in ${ROW_SHAPES:-default block=512,cluster=8 cluster=1 block=256 kept=64 kept=256}; do
+        rows=$shape; [ "$shape" = default ] && rows=
+        run env SWITCHYARD_CUDA_FUSED_ROWS=$rows timeout 100 $BIN/bench_fusion \
           --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
           --benchmark_counters_tabular=true > "$OUT/rowshapes_$shape.txt" 2>&1
         { echo "== rowshapes $shape (exit $?)"
           grep -E "^cuda/rowlen" "$OUT/rowshapes_$shape.txt" | awk '{print $1, $2, $3, $NF}'; } \
           | tee -a "$OUT/summary.txt"
       done ;;
+    capture)
+      run timeout 150 $BIN/fusion_test \
+        --gtest_filter='*NativeKernelsForCompositesThatFuseWithNothing/cuda:*ReduceThenBroadcast*/cuda' \
+        > "$OUT/capture_tests.log" 2>&1
+      run env BENCH_FUSION_DESCRIBE=1 timeout 200 $BIN/bench_fusion \
+        --benchmark_filter='^cuda/(block/|rms_norm_op/|rms_norm/.*/4096x1024)' \
+        --benchmark_min_time=0.2 --benchmark_repetitions=5 \
+        --benchmark_report_aggregates_only=true > "$OUT/capture_block.txt" 2>&1
+      { echo "== capture (exit $?)"
+        grep -hE "^\[  (PASSED|FAILED) |Failure" "$OUT/capture_tests.log" | head -20
+        grep -E "_median|_stddev" "$OUT/capture_block.txt"
+        echo "-- fused plan: copy steps (want none), rms_norm steps:"
+        grep -cE "op %[0-9]+ (copy|contiguous) " "$OUT/capture_block.txt"
+        grep -E "rms_norm" "$OUT/capture_block.txt" | head -4; } 2>&1 | tee -a "$OUT/summary.txt" ;;
     rows_sanitizer)
       for tool in memcheck racecheck; do
         run timeout 280 "$SANITIZER" --tool $tool --print-limit 20 \
