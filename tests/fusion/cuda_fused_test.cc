@@ -55,12 +55,21 @@ class CudaFusion : public ::testing::Test {
     rt_.reset();
   }
 
+  // This suite tests the generated kernels, so a composite alone (one
+  // softmax) is fused too, not handed to the plugin's own kernel (Note
+  // [Native single ops]).
+  static CompileOptions FusedForm() {
+    CompileOptions options;
+    options.native_single_ops = false;
+    return options;
+  }
+
   // Compiles `body` fused (with `options`) and unfused, launches both on
   // `inputs` and compares them; returns the fused outputs as doubles.
   std::vector<std::vector<double>> Check(Compiler& compiler, const std::vector<Tensor>& inputs,
                                          const Body& body, double tol, const std::string& what,
                                          CompileStats* stats = nullptr,
-                                         CompileOptions options = {}) {
+                                         CompileOptions options = FusedForm()) {
     absl::StatusOr<Graph> graph = CaptureGraph(*rt_, inputs, body);
     EXPECT_TRUE(graph.ok()) << what << ": " << graph.status();
     if (!graph.ok()) return {};
@@ -255,7 +264,7 @@ TEST_F(CudaFusion, MatmulBiasGeluRunsAsTheEpilogueKernel) {
     const Tensor a = Random(*rt_, *cuda_, dtype, {64, 128}, 12, -1, 1);
     const Tensor b = Random(*rt_, *cuda_, dtype, {128, 96}, 13, -1, 1);
     const Tensor bias = Random(*rt_, *cuda_, dtype, {96}, 14);
-    CompileOptions options;
+    CompileOptions options = FusedForm();
     options.patterns = CompileOptions::Patterns::kAlways;
     CompileStats stats;
     // GEMMs accumulate in another order: looser than elementwise.
