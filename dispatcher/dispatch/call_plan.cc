@@ -10,6 +10,8 @@
 #include "dispatcher/dispatch/run.h"
 #include "dispatcher/dispatch/shape_memo.h"
 #include "dispatcher/memory/call_workspace.h"
+#include "dispatcher/ops/dtype.h"
+#include "dispatcher/ops/shape_util.h"
 
 namespace sy::core {
 namespace {
@@ -39,6 +41,9 @@ struct Plan {
   uint32_t caller_lists = 0;  // attrs whose int list is the caller's memory
   int num_outputs = 0;
   sy_tensor_meta_t outputs[kMaxOutputs];
+  // New outputs' bytes, for Tensor::EmptyChecked; 0: made by
+  // NewKernelOutput (a layout of the op's own, Note [Attention output layout]).
+  size_t output_bytes[kMaxOutputs];
   uint32_t broadcast = 0;  // inputs viewed with `strides`
   int64_t strides[kMaxInputs][SY_MAX_RANK];
 };
@@ -155,7 +160,9 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
   } else {
     for (int i = 0; i < plan.num_outputs; ++i) {
       absl::StatusOr<Tensor> out =
-          NewKernelOutput(op, *plan.device, plan.outputs[i]);
+          plan.output_bytes[i] != 0
+              ? Tensor::EmptyChecked(*plan.device, plan.outputs[i], plan.output_bytes[i])
+              : NewKernelOutput(op, *plan.device, plan.outputs[i]);
       if (!out.ok()) return out.status();
       fresh.push_back(*std::move(out));
     }
@@ -272,6 +279,16 @@ void RememberPlan(const CallArgs& args, const BoundCall& bound,
   }
   plan.num_outputs = static_cast<int>(bound.outputs.size());
   std::copy(bound.outputs.begin(), bound.outputs.end(), plan.outputs);
+  for (int i = 0; i < plan.num_outputs; ++i) {
+    const sy_tensor_meta_t& meta = plan.outputs[i];
+    const std::optional<int64_t> numel =
+        NumElements(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
+    const bool own_layout =
+        op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4;
+    plan.output_bytes[i] = numel.has_value() && !own_layout
+                               ? static_cast<size_t>(*numel) * DTypeSize(meta.dtype)
+                               : 0;
+  }
   plan.broadcast = 0;
   if (op.kind() == OpKind::kElementwise) {
     for (int i = 0; i < plan.num_inputs; ++i) {
