@@ -18,9 +18,10 @@
 // - What it holds: blocks of kThreadCacheMaxBlock (64 KiB) and below, as
 //   freed, in exact size classes (every such block is a multiple of 512
 //   bytes), at most kThreadCacheDepth of one size and kThreadCacheMaxBytes
-//   in all. A request is served from the class of its rounded size, else
-//   by the shared cache as before; a free goes to the thread's class if it
-//   has room, else to the shared cache. A block may be freed on another
+//   in all. A request is served from the class of its rounded size or,
+//   failing that, the smallest class up to twice that size (the shared
+//   cache's rule), else by the shared cache as before; a free goes to the
+//   thread's class if it has room, else to the shared cache. A block may be freed on another
 //   thread than the one that allocated it; it then serves that thread.
 // - Locking: each thread cache has a spin lock that only its thread takes
 //   on the hot path (uncontended: one atomic exchange), and that the
@@ -230,16 +231,22 @@ absl::StatusOr<MemoryBlock> CachingAllocator::Allocate(size_t size) {
   const size_t rounded = RoundSize(size);
   if (rounded <= kThreadCacheMaxBlock) {
     if (ThreadCache* cache = ThisThreadCache()) {
-      const size_t c = ClassOf(rounded);
+      // The request's own class first, then — as the shared cache does — a
+      // block up to twice its size.
+      const size_t want = ClassOf(rounded);
+      const size_t last = std::min(ClassOf(2 * rounded), kClasses - 1);
       cache->Lock();
+      size_t c = want;
+      while (cache->count[c] == 0 && c < last) ++c;
       if (cache->count[c] > 0) {
+        const size_t size = (c + 1) * kSmallRounding;
         void* ptr = cache->blocks[c][--cache->count[c]];
-        cache->bytes -= rounded;
+        cache->bytes -= size;
         ++cache->served;
         cache->Unlock();
-        const uint64_t now = CountAllocated(rounded);
-        if (trace::Enabled()) trace::RecordAllocation(label_, rounded, now, false);
-        return MemoryBlock{ptr, rounded};
+        const uint64_t now = CountAllocated(size);
+        if (trace::Enabled()) trace::RecordAllocation(label_, size, now, false);
+        return MemoryBlock{ptr, size};
       }
       cache->Unlock();
     }

@@ -162,6 +162,26 @@ TEST(ThreadCacheTest, FlushAndEmptyReachALiveThreadsCache) {
   EXPECT_EQ(alloc.stats().reserved_bytes, 0u);
 }
 
+// As the shared cache, a thread's serves a request with a block at most
+// twice its size, and no larger.
+TEST(ThreadCacheTest, ServesABlockUpToTwiceTheRequest) {
+  FakeDevice device;
+  CachingAllocator alloc("fake:0", device.Allocate(), device.Free());
+  MemoryBlock a = alloc.Allocate(2048).value();
+  alloc.Free(a);
+  MemoryBlock small = alloc.Allocate(512).value();  // 2048 > 2 × 512: not taken
+  EXPECT_NE(small.ptr, a.ptr);
+  MemoryBlock b = alloc.Allocate(1024).value();  // 2048 = 2 × 1024: taken
+  EXPECT_EQ(b.ptr, a.ptr);
+  EXPECT_EQ(b.size, 2048u);
+  AllocatorStats s = alloc.stats();
+  EXPECT_EQ(s.allocated_bytes, 2048u + 512u);
+  EXPECT_EQ(s.cache_hits, 1u);
+  EXPECT_EQ(s.device_allocations, 2u);
+  alloc.Free(b);
+  alloc.Free(small);
+}
+
 TEST(ThreadCacheTest, KeepsOnlySmallBlocksWithinItsBounds) {
   FakeDevice device;
   CachingAllocator alloc("fake:0", device.Allocate(), device.Free());
