@@ -9,10 +9,11 @@
 // once.
 //
 // Small blocks (64 KiB and below) freed by a thread first go to that
-// thread's own cache and are handed back to the same thread without a lock
-// (Note [Thread block caches]); EmptyCache, FlushThreadCaches, running out
-// of memory and the thread's exit return them to the shared cache. The
-// stats count a block in a thread's cache as reserved, not allocated,
+// thread's own cache (bounded: kThreadCache*) and are handed back to the
+// same thread without the allocator's mutex (Note [Thread block caches]);
+// FlushThreadCaches, the thread's exit and evicting its cache return them
+// to the shared cache, EmptyCache and running out of memory to the device.
+// The stats count a block in a thread's cache as reserved, not allocated,
 // exactly as one in the shared cache.
 //
 // Stream safety: all work of a device runs on its one stream in v1, so a
