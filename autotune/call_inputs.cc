@@ -87,7 +87,7 @@ absl::StatusOr<CallInputs> CallInputs::CopyOnDevice() const {
                                                  SY_COPY_DEVICE_TO_DEVICE);
       if (!status.ok()) return status;
     }
-    boost::intrusive_ptr<core::TensorImpl> impl(new core::TensorImpl);
+    boost::intrusive_ptr<core::TensorImpl> impl = core::TensorImpl::Make();
     impl->storage = *std::move(storage);
     impl->meta = t.meta();
     for (int d = 0; d < t.ndim(); ++d) impl->strides[d] = t.strides()[d];

@@ -276,7 +276,7 @@ absl::StatusOr<Tensor> Share(Device& device, DLManagedTensor* managed,
     }
     managed->deleter(managed);
   };
-  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  boost::intrusive_ptr<TensorImpl> impl = TensorImpl::Make();
   impl->storage = Storage::Wrap(device, base, bytes, std::move(release));
   impl->meta.dtype = layout.dtype;
   impl->meta.ndim = layout.ndim;

@@ -1,6 +1,6 @@
 #include "dispatcher/dispatch/call_plan.h"
 
-#include <cstring>
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -10,6 +10,8 @@
 #include "dispatcher/dispatch/run.h"
 #include "dispatcher/dispatch/shape_memo.h"
 #include "dispatcher/memory/call_workspace.h"
+#include "dispatcher/ops/dtype.h"
+#include "dispatcher/ops/shape_util.h"
 
 namespace sy::core {
 namespace {
@@ -39,6 +41,9 @@ struct Plan {
   uint32_t caller_lists = 0;  // attrs whose int list is the caller's memory
   int num_outputs = 0;
   sy_tensor_meta_t outputs[kMaxOutputs];
+  // New outputs' bytes, for Tensor::EmptyChecked; 0: made by
+  // NewKernelOutput (a layout of the op's own, Note [Attention output layout]).
+  size_t output_bytes[kMaxOutputs];
   uint32_t broadcast = 0;  // inputs viewed with `strides`
   int64_t strides[kMaxInputs][SY_MAX_RANK];
 };
@@ -70,9 +75,24 @@ struct Record {
   bool fits() const { return size <= kMaxWords; }
 };
 
-// The signature of a call's arguments as given (Note [Call plans]). False
-// for a call no plan may hold.
-bool Sign(const CallArgs& args, Record& sink) {
+// Compares a call's signature with a plan's while it is made: no buffer,
+// no memcmp, no branch per word.
+struct Match {
+  const uint64_t* words;
+  int size;  // the plan's
+  int pos = 0;
+  bool same = true;
+  void Add(uint64_t word) {
+    same &= pos < size && words[pos] == word;
+    ++pos;
+  }
+  bool matched() const { return same && pos == size; }
+};
+
+// The signature of a call's arguments as given (Note [Call plans]), into a
+// Record or a Match. False for a call no plan may hold.
+template <typename Sink>
+bool Sign(const CallArgs& args, Sink& sink) {
   sink.Add(args.inputs.size() | uint64_t{args.attrs.size()} << 16 |
            uint64_t{args.list_sizes.size()} << 32);
   for (int32_t size : args.list_sizes) sink.Add(static_cast<uint64_t>(size));
@@ -134,17 +154,18 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
       (plan.buckets != nullptr && plan.slot->bucket_table() != plan.buckets)) {
     return std::nullopt;
   }
-  uint64_t words[kMaxWords];
-  Record signature{words};
-  if (!Sign(args, signature) || signature.size != plan.num_words ||
-      std::memcmp(words, plan.words, sizeof(uint64_t) * plan.num_words) != 0) {
-    return std::nullopt;
-  }
+  Match signature{plan.words, plan.num_words};
+  if (!Sign(args, signature) || !signature.matched()) return std::nullopt;
 
-  // Outputs: the caller's, checked, or new ones.
+  // Outputs: the caller's, checked, or new ones, made in `produced` (and
+  // taken out again if the call does not complete).
   const Tensor* outputs[kMaxOutputs];
-  TensorList fresh;
-  if (args.produced == nullptr) {
+  TensorList* produced = args.produced;
+  const size_t first_new = produced != nullptr ? produced->size() : 0;
+  auto drop_new = [&] {
+    if (produced != nullptr) produced->resize(first_new);
+  };
+  if (produced == nullptr) {
     if (args.outputs.size() != static_cast<size_t>(plan.num_outputs)) {
       return std::nullopt;
     }
@@ -155,11 +176,17 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
   } else {
     for (int i = 0; i < plan.num_outputs; ++i) {
       absl::StatusOr<Tensor> out =
-          NewKernelOutput(op, *plan.device, plan.outputs[i]);
-      if (!out.ok()) return out.status();
-      fresh.push_back(*std::move(out));
+          plan.output_bytes[i] != 0
+              ? Tensor::EmptyChecked(*plan.device, plan.outputs[i], plan.output_bytes[i])
+              : NewKernelOutput(op, *plan.device, plan.outputs[i]);
+      if (!out.ok()) {
+        drop_new();
+        return out.status();
+      }
+      produced->push_back(*std::move(out));
     }
-    for (int i = 0; i < plan.num_outputs; ++i) outputs[i] = &fresh[i];
+    // Addresses taken once every output is in: pushing may move them.
+    for (int i = 0; i < plan.num_outputs; ++i) outputs[i] = &(*produced)[first_new + i];
   }
 
   // The kernel call, as KernelCallFrame builds it.
@@ -203,11 +230,9 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
   --plans.running;
   if (error == nullptr) {
     ++plans.planned;
-    if (args.produced != nullptr) {
-      for (Tensor& t : fresh) args.produced->push_back(std::move(t));
-    }
     return absl::OkStatus();
   }
+  drop_new();
   if (error->code == SY_STATUS_KERNEL_DECLINED) {
     DestroyError(error);  // the whole path runs it and handles the decline
     return std::nullopt;
@@ -272,6 +297,16 @@ void RememberPlan(const CallArgs& args, const BoundCall& bound,
   }
   plan.num_outputs = static_cast<int>(bound.outputs.size());
   std::copy(bound.outputs.begin(), bound.outputs.end(), plan.outputs);
+  for (int i = 0; i < plan.num_outputs; ++i) {
+    const sy_tensor_meta_t& meta = plan.outputs[i];
+    const std::optional<int64_t> numel =
+        NumElements(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
+    const bool own_layout =
+        op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4;
+    plan.output_bytes[i] = numel.has_value() && !own_layout
+                               ? static_cast<size_t>(*numel) * DTypeSize(meta.dtype)
+                               : 0;
+  }
   plan.broadcast = 0;
   if (op.kind() == OpKind::kElementwise) {
     for (int i = 0; i < plan.num_inputs; ++i) {

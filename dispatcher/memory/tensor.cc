@@ -1,6 +1,8 @@
 #include "dispatcher/memory/tensor.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,23 +32,75 @@ absl::StatusOr<boost::intrusive_ptr<Storage>> Storage::Allocate(Device& device,
                                                                 size_t bytes) {
   absl::StatusOr<MemoryBlock> block = device.allocator().Allocate(bytes);
   if (!block.ok()) return block.status();
-  return boost::intrusive_ptr<Storage>(new Storage(device, *block, bytes));
+  return AdoptRef(new Storage(device, *block, bytes));
 }
 
 boost::intrusive_ptr<Storage> Storage::Wrap(Device& device, void* data,
                                             size_t bytes,
                                             std::function<void()> release) {
-  boost::intrusive_ptr<Storage> storage(
-      new Storage(device, MemoryBlock{data, bytes}, bytes));
+  boost::intrusive_ptr<Storage> storage =
+      AdoptRef(new Storage(device, MemoryBlock{data, bytes}, bytes));
   storage->release_ = std::move(release);
   return storage;
 }
 
 boost::intrusive_ptr<Storage> Storage::Symbolic(Device& device) {
-  boost::intrusive_ptr<Storage> storage(new Storage(device, MemoryBlock{}, 0));
+  boost::intrusive_ptr<Storage> storage =
+      AdoptRef(new Storage(device, MemoryBlock{}, 0));
   storage->release_ = [] {};  // nothing to give back
   storage->symbolic_ = true;
   return storage;
+}
+
+namespace {
+
+// A new tensor's storage and layout in one heap block (Note [Tensor
+// allocation]). The storage comes first: its operator delete frees the
+// block from its own address.
+constexpr size_t kImplOffset =
+    (sizeof(Storage) + alignof(TensorImpl) - 1) / alignof(TensorImpl) * alignof(TensorImpl);
+constexpr size_t kBlockSize = kImplOffset + sizeof(TensorImpl);
+static_assert(alignof(Storage) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
+              alignof(TensorImpl) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+
+}  // namespace
+
+void Storage::operator delete(Storage* p, std::destroying_delete_t) {
+  const bool shares_block = p->shares_block_;
+  p->~Storage();
+  if (shares_block) {
+    ::operator delete(static_cast<void*>(p), kBlockSize);
+  } else {
+    ::operator delete(static_cast<void*>(p), sizeof(Storage));
+  }
+}
+
+void TensorImpl::operator delete(TensorImpl* p, std::destroying_delete_t) {
+  if (!p->shares_block_) {
+    p->~TensorImpl();
+    ::operator delete(static_cast<void*>(p), sizeof(TensorImpl));
+    return;
+  }
+  // The block goes with the storage, after the layout is gone.
+  boost::intrusive_ptr<Storage> storage = std::move(p->storage);
+  p->~TensorImpl();
+}
+
+absl::StatusOr<Tensor> Tensor::EmptyChecked(Device& device,
+                                            const sy_tensor_meta_t& meta,
+                                            size_t bytes) {
+  absl::StatusOr<MemoryBlock> memory = device.allocator().Allocate(bytes);
+  if (!memory.ok()) return memory.status();
+  char* block = static_cast<char*>(::operator new(kBlockSize));
+  Storage* storage = new (block) Storage(device, *memory, bytes);
+  storage->shares_block_ = true;
+  TensorImpl* impl = new (block + kImplOffset) TensorImpl;
+  impl->shares_block_ = true;
+  impl->storage = AdoptRef(storage);
+  impl->meta = meta;
+  ContiguousStrides(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)),
+                    impl->strides);
+  return Tensor(AdoptRef(impl));
 }
 
 void ContiguousStrides(absl::Span<const int64_t> shape, int64_t* strides) {
@@ -93,16 +147,11 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device, sy_dtype_t dtype,
         "]: too many elements"));
   }
   const int64_t numel = *NumElements(shape);  // <= the extent: it fits
-  absl::StatusOr<boost::intrusive_ptr<Storage>> storage =
-      Storage::Allocate(device, static_cast<size_t>(numel) * DTypeSize(dtype));
-  if (!storage.ok()) return storage.status();
-  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
-  impl->storage = *std::move(storage);
-  impl->meta.dtype = dtype;
-  impl->meta.ndim = static_cast<int32_t>(shape.size());
-  std::copy(shape.begin(), shape.end(), impl->meta.shape);
-  ContiguousStrides(shape, impl->strides);
-  return Tensor(std::move(impl));
+  sy_tensor_meta_t meta{};
+  meta.dtype = dtype;
+  meta.ndim = static_cast<int32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), meta.shape);
+  return EmptyChecked(device, meta, static_cast<size_t>(numel) * DTypeSize(dtype));
 }
 
 absl::StatusOr<Tensor> Tensor::Empty(Device& device,
@@ -130,7 +179,7 @@ absl::StatusOr<Tensor> Tensor::Empty(Device& device,
 }
 
 Tensor Tensor::Symbolic(Device& device, const sy_tensor_meta_t& meta) {
-  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  boost::intrusive_ptr<TensorImpl> impl = TensorImpl::Make();
   impl->storage = Storage::Symbolic(device);
   impl->meta = meta;
   ContiguousStrides(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)),
@@ -140,7 +189,7 @@ Tensor Tensor::Symbolic(Device& device, const sy_tensor_meta_t& meta) {
 
 Tensor Tensor::View(const Tensor& base, absl::Span<const int64_t> shape,
                     absl::Span<const int64_t> strides, uint64_t byte_offset) {
-  boost::intrusive_ptr<TensorImpl> impl(new TensorImpl);
+  boost::intrusive_ptr<TensorImpl> impl = TensorImpl::Make();
   impl->storage = base.impl_->storage;
   impl->meta.dtype = base.dtype();
   impl->meta.ndim = static_cast<int32_t>(shape.size());

@@ -8,14 +8,15 @@
 #ifndef SWITCHYARD_DISPATCHER_MEMORY_TENSOR_H_
 #define SWITCHYARD_DISPATCHER_MEMORY_TENSOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "boost/smart_ptr/intrusive_ptr.hpp"
-#include "boost/smart_ptr/intrusive_ref_counter.hpp"
 #include "dispatcher/memory/caching_allocator.h"
 #include "switchyard/plugin.h"
 
@@ -23,8 +24,56 @@ namespace sy::core {
 
 class Device;
 
-class Storage
-    : public boost::intrusive_ref_counter<Storage, boost::thread_safe_counter> {
+// Note [Tensor allocation]: a new tensor is two refcounted objects, its
+// storage and its layout (TensorImpl), and a small op's call makes one per
+// output and drops it soon after. So both are born with their count at one
+// (no atomic increment to adopt them: AdoptRef), and Tensor::Empty puts the
+// two in one heap block: one malloc and one free per tensor, not two; the
+// last owner's release skips the atomic decrement. The
+// layout holds the storage, so the storage dies last; each has a
+// destroying operator delete that knows whether it shares a block — the
+// layout only destroys itself, and the storage frees the block. Views
+// (Tensor::View) get a TensorImpl of their own over the shared storage.
+
+// An intrusive count that starts at one: the creator owns the object and
+// adopts it with AdoptRef instead of paying an atomic increment; the last
+// owner's release pays none either.
+template <typename T>
+class RefCounted {
+ public:
+  RefCounted() = default;
+  RefCounted(const RefCounted&) = delete;
+  RefCounted& operator=(const RefCounted&) = delete;
+
+  friend void intrusive_ptr_add_ref(const T* p) {
+    static_cast<const RefCounted*>(p)->refs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // The last owner skips the atomic decrement, as libstdc++'s shared_ptr
+  // does: a count of one held by the caller cannot grow behind its back
+  // (only an owner may copy), and the acquire load orders the other
+  // owners' earlier releases before the delete.
+  friend void intrusive_ptr_release(const T* p) {
+    std::atomic<uint32_t>& refs = static_cast<const RefCounted*>(p)->refs_;
+    if (refs.load(std::memory_order_acquire) == 1 ||
+        refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      delete p;
+    }
+  }
+
+ protected:
+  ~RefCounted() = default;
+
+ private:
+  mutable std::atomic<uint32_t> refs_{1};
+};
+
+// Takes over the creator's reference of a new RefCounted object.
+template <typename T>
+boost::intrusive_ptr<T> AdoptRef(T* p) {
+  return boost::intrusive_ptr<T>(p, /*add_ref=*/false);
+}
+
+class Storage : public RefCounted<Storage> {
  public:
   // `bytes` from the device's caching allocator.
   static absl::StatusOr<boost::intrusive_ptr<Storage>> Allocate(Device& device,
@@ -40,6 +89,9 @@ class Storage
   // (Note [Symbolic tensors]).
   static boost::intrusive_ptr<Storage> Symbolic(Device& device);
   ~Storage();  // returns the block to the allocator (or runs `release`)
+  // Frees the heap block it shares with a tensor's layout, if it does
+  // (Note [Tensor allocation]).
+  void operator delete(Storage* p, std::destroying_delete_t);
 
   Device& device() const { return *device_; }
   void* data() const { return block_.ptr; }
@@ -48,6 +100,7 @@ class Storage
   bool symbolic() const { return symbolic_; }
 
  private:
+  friend class Tensor;  // makes a storage and a layout in one block
   Storage(Device& device, MemoryBlock block, size_t bytes);
 
   Device* device_;
@@ -56,15 +109,28 @@ class Storage
   size_t bytes_;
   std::function<void()> release_;  // set for wrapped memory only
   bool symbolic_ = false;
+  bool shares_block_ = false;  // with a TensorImpl (Note [Tensor allocation])
 };
 
-class TensorImpl
-    : public boost::intrusive_ref_counter<TensorImpl, boost::thread_safe_counter> {
+class TensorImpl : public RefCounted<TensorImpl> {
  public:
+  // A new layout with no storage yet; set `storage` once, right away.
+  static boost::intrusive_ptr<TensorImpl> Make() { return AdoptRef(new TensorImpl); }
+  // Destroys the layout; frees its memory unless it shares its storage's
+  // block (Note [Tensor allocation]).
+  void operator delete(TensorImpl* p, std::destroying_delete_t);
+
+  // Set once, when the tensor is made; never reassigned (a layout sharing
+  // its storage's block must keep that storage).
   boost::intrusive_ptr<Storage> storage;
   sy_tensor_meta_t meta{};              // dtype, ndim, shape
   int64_t strides[SY_MAX_RANK] = {};    // in elements
   uint64_t byte_offset = 0;
+
+ private:
+  friend class Tensor;
+  TensorImpl() = default;
+  bool shares_block_ = false;
 };
 
 class Tensor {
@@ -80,6 +146,12 @@ class Tensor {
                                       absl::Span<const int64_t> shape);
   static absl::StatusOr<Tensor> Empty(Device& device,
                                       const sy_tensor_meta_t& meta);
+  // The same for a `meta` that Empty has accepted before (a call plan's
+  // outputs, Note [Call plans]), of `bytes` = numel × dtype size: skips
+  // the checks. ResourceExhausted when the device is out of memory.
+  static absl::StatusOr<Tensor> EmptyChecked(Device& device,
+                                             const sy_tensor_meta_t& meta,
+                                             size_t bytes);
   // The same, laid out densely in `order` (a permutation of the dims,
   // outermost first): the strides of a contiguous tensor of the permuted
   // shape, permuted back. {0, 2, 1, 3} makes a [B, H, L, E] tensor whose

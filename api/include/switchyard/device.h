@@ -81,7 +81,8 @@ typedef struct sy_allocator_stats_t {
 SY_API sy_status_code_t sy_device_allocator_stats(
     sy_device_handle_t device, sy_allocator_stats_t* out_stats);
 
-/* Gives the allocator's cached (unused) blocks back to the device, after
+/* Gives the allocator's cached (unused) blocks back to the device — those
+ * in every thread's own small-block cache included — after
  * dropping the tensors the runtime keeps on it for reuse (causal attention
  * masks; made again when next needed; since 1.2).
  * Errors: FAILED_PRECONDITION when the device's plugin was unloaded; the
