@@ -2,36 +2,11 @@
 // out-of-memory recovery by emptying the cache.
 #include "dispatcher/memory/caching_allocator.h"
 
-#include <cstdlib>
-#include <map>
-
 #include "gtest/gtest.h"
+#include "tests/dispatcher/fake_device.h"
 
 namespace sy::core {
 namespace {
-
-struct FakeDevice {
-  size_t capacity = 64 << 20;
-  size_t used = 0;
-  std::map<void*, size_t> live;
-  CachingAllocator::RawAllocate Allocate() {
-    return [this](size_t size) -> absl::StatusOr<void*> {
-      if (used + size > capacity) return absl::ResourceExhaustedError("device full");
-      void* p = std::malloc(size);
-      used += size;
-      live[p] = size;
-      return p;
-    };
-  }
-  CachingAllocator::RawFree Free() {
-    return [this](void* p) {
-      used -= live[p];
-      live.erase(p);
-      std::free(p);
-      return absl::OkStatus();
-    };
-  }
-};
 
 TEST(CachingAllocatorTest, RoundsSizes) {
   EXPECT_EQ(CachingAllocator::RoundSize(0), 512u);
