@@ -65,8 +65,11 @@ OpTest UnaryTest(const UnarySpec& spec, sy_dtype_t dtype) {
 OpTest GeluTest(sy_dtype_t dtype) {
   return specs::Test("Unary", "gelu", std::string(DtypeName(dtype)), [=] {
     std::vector<OpCase> cases;
-    for (auto [name, kind] : {std::pair{"none", ref::UnaryOp::kGelu},
-                              std::pair{"tanh", ref::UnaryOp::kGeluTanh}}) {
+    for (const auto& approximate : {std::pair{"none", ref::UnaryOp::kGelu},
+                                    std::pair{"tanh", ref::UnaryOp::kGeluTanh}}) {
+      // Not a structured binding: clang before 16 cannot capture one.
+      const char* name = approximate.first;
+      const ref::UnaryOp kind = approximate.second;
       std::vector<OpCase> some = specs::UnaryShapeCases(
           dtype, Domain::kArith, {AttrValue::Str(name)},
           Accuracy::kTranscendental,
