@@ -65,20 +65,18 @@ static_assert(alignof(Storage) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ &&
 
 }  // namespace
 
+// Unsized deletes: a shared block and a lone storage alike start at `p`,
+// and clang (the fuzz preset's compiler) has no sized delete without
+// -fsized-deallocation.
 void Storage::operator delete(Storage* p, std::destroying_delete_t) {
-  const bool shares_block = p->shares_block_;
   p->~Storage();
-  if (shares_block) {
-    ::operator delete(static_cast<void*>(p), kBlockSize);
-  } else {
-    ::operator delete(static_cast<void*>(p), sizeof(Storage));
-  }
+  ::operator delete(static_cast<void*>(p));
 }
 
 void TensorImpl::operator delete(TensorImpl* p, std::destroying_delete_t) {
   if (!p->shares_block_) {
     p->~TensorImpl();
-    ::operator delete(static_cast<void*>(p), sizeof(TensorImpl));
+    ::operator delete(static_cast<void*>(p));
     return;
   }
   // The block goes with the storage, after the layout is gone.
@@ -93,7 +91,6 @@ absl::StatusOr<Tensor> Tensor::EmptyChecked(Device& device,
   if (!memory.ok()) return memory.status();
   char* block = static_cast<char*>(::operator new(kBlockSize));
   Storage* storage = new (block) Storage(device, *memory, bytes);
-  storage->shares_block_ = true;
   TensorImpl* impl = new (block + kImplOffset) TensorImpl;
   impl->shares_block_ = true;
   impl->storage = AdoptRef(storage);

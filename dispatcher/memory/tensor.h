@@ -31,8 +31,8 @@ class Device;
 // two in one heap block: one malloc and one free per tensor, not two; the
 // last owner's release skips the atomic decrement. The
 // layout holds the storage, so the storage dies last; each has a
-// destroying operator delete that knows whether it shares a block — the
-// layout only destroys itself, and the storage frees the block. Views
+// destroying operator delete: a layout that shares a block only destroys
+// itself, and the storage frees the block (it starts at the storage). Views
 // (Tensor::View) get a TensorImpl of their own over the shared storage.
 
 // An intrusive count that starts at one: the creator owns the object and
@@ -109,7 +109,6 @@ class Storage : public RefCounted<Storage> {
   size_t bytes_;
   std::function<void()> release_;  // set for wrapped memory only
   bool symbolic_ = false;
-  bool shares_block_ = false;  // with a TensorImpl (Note [Tensor allocation])
 };
 
 class TensorImpl : public RefCounted<TensorImpl> {
