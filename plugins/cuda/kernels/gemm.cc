@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,7 +47,6 @@ sy_error_t* LtError(cublasStatus_t status, std::string_view op,
 struct Handles {
   std::mutex mu;
   cublasLtHandle_t lt[kMaxDevices] = {};
-  std::map<std::string, std::vector<cublasLtMatmulHeuristicResult_t>> plans;
   ~Handles() {
     for (cublasLtHandle_t h : lt) {
       if (h != nullptr) cublasLtDestroy(h);
@@ -150,10 +148,6 @@ struct LtProblemHash {
         std::string_view(reinterpret_cast<const char*>(&p), sizeof p));
   }
 };
-
-std::string PlanKey(const LtProblem& lp) {
-  return std::string(reinterpret_cast<const char*>(&lp), sizeof lp);
-}
 
 template <class T>
 cublasStatus_t SetLayout(cublasLtMatrixLayout_t l,
@@ -283,7 +277,7 @@ struct Temporaries {
 // only the bias pointer (a descriptor attribute, read when cublasLtMatmul
 // enqueues) and launches. Plans are per thread because that attribute is
 // written per call; the heuristic's results are also shared between
-// threads (State().plans), since asking it is the slow part. A thread
+// threads (Rankings()), since asking it is the slow part. A thread
 // keeps at most kMaxThreadPlans plans and starts afresh when it has more
 // (a model has a few dozen GEMM shapes). The workspace is the stream's
 // (cuda::Stream::gemm_workspace): one buffer per stream, which its GEMMs
@@ -301,16 +295,29 @@ struct ThreadPlans {
 };
 thread_local ThreadPlans t_plans;
 
+// The heuristic's rankings, shared by every thread (Note [GEMM plans]).
+struct SharedRankings {
+  std::mutex mu;
+  std::unordered_map<LtProblem, std::vector<cublasLtMatmulHeuristicResult_t>,
+                     LtProblemHash>
+      by_problem;
+};
+
+SharedRankings& Rankings() {
+  static SharedRankings rankings;
+  return rankings;
+}
+
 // The heuristic's ranking for `lp` with descriptors `d`: the shared one, or
 // asked for and shared.
 sy_error_t* RankAlgorithms(cublasLtHandle_t handle, const LtProblem& lp,
                            const Descriptors& d, std::string_view op,
                            std::vector<cublasLtMatmulHeuristicResult_t>* out) {
-  const std::string key = PlanKey(lp);
+  SharedRankings& shared = Rankings();
   {
-    std::lock_guard<std::mutex> lock(State().mu);
-    auto it = State().plans.find(key);
-    if (it != State().plans.end()) {
+    std::lock_guard<std::mutex> lock(shared.mu);
+    auto it = shared.by_problem.find(lp);
+    if (it != shared.by_problem.end()) {
       *out = it->second;
       return nullptr;
     }
@@ -328,8 +335,8 @@ sy_error_t* RankAlgorithms(cublasLtHandle_t handle, const LtProblem& lp,
                             lp.k, "); make the operands contiguous"));
   }
   results.resize(found);
-  std::lock_guard<std::mutex> lock(State().mu);
-  *out = State().plans.emplace(key, std::move(results)).first->second;
+  std::lock_guard<std::mutex> lock(shared.mu);
+  *out = shared.by_problem.emplace(lp, std::move(results)).first->second;
   return nullptr;
 }
 
