@@ -206,6 +206,26 @@ inline absl::StatusOr<Graph> CaptureGraph(
   return (*capture)->End();
 }
 
+#ifdef SWITCHYARD_TEST_PATTERNS_MANIFEST
+// A test over the cpu plugin and test_patterns (pattern_plugin.cc: pattern
+// kernels and a cpu attention kernel), compiling without the disk cache.
+class WithTestPatterns : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt_ = MakeRuntime({std::string(SWITCHYARD_TEST_PATTERNS_MANIFEST)});
+    ASSERT_NE(rt_, nullptr);
+    cpu_ = rt_->GetDevice("cpu").value();
+    CompilerOptions options;
+    options.disk_cache = false;
+    compiler_ = std::make_unique<Compiler>(*rt_, options);
+  }
+
+  std::unique_ptr<Runtime> rt_;
+  Device* cpu_ = nullptr;
+  std::unique_ptr<Compiler> compiler_;
+};
+#endif
+
 }  // namespace sy::fusion::testing
 
 #endif  // SWITCHYARD_TESTS_FUSION_FUSION_TEST_UTIL_H_

@@ -18,17 +18,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class Patterns : public ::testing::Test {
+class Patterns : public WithTestPatterns {
  protected:
-  void SetUp() override {
-    rt_ = MakeRuntime({std::string(SWITCHYARD_TEST_PATTERNS_MANIFEST)});
-    ASSERT_NE(rt_, nullptr);
-    cpu_ = rt_->GetDevice("cpu").value();
-    CompilerOptions options;
-    options.disk_cache = false;
-    compiler_ = std::make_unique<Compiler>(*rt_, options);
-  }
-
   absl::StatusOr<CompiledGraph> Compile(
       const std::vector<Tensor>& examples,
       const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body,
@@ -58,9 +49,6 @@ class Patterns : public ::testing::Test {
     return y;
   }
 
-  std::unique_ptr<Runtime> rt_;
-  Device* cpu_ = nullptr;
-  std::unique_ptr<Compiler> compiler_;
 };
 
 TEST_F(Patterns, AMatchRunsAsTheReplacementAndComputesTheSame) {

@@ -58,19 +58,19 @@ int Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class Replay : public ::testing::Test {
+class Replay : public WithTestPatterns {
  protected:
-  void SetUp() override {
-    rt_ = MakeRuntime({std::string(SWITCHYARD_TEST_PATTERNS_MANIFEST)});
-    ASSERT_NE(rt_, nullptr);
-    cpu_ = rt_->GetDevice("cpu").value();
-    CompilerOptions options;
-    options.disk_cache = false;
-    compiler_ = std::make_unique<Compiler>(*rt_, options);
-  }
-
   Tensor Op(const std::string& op, std::vector<Tensor> in, std::vector<Attr> attrs = {}) {
     return Call(*rt_, op, std::move(in), std::move(attrs));
+  }
+
+  // Random f32 q, k and v of shape [B, H, L, E], from seeds seed..seed+2.
+  std::vector<Tensor> RandomQkv(int64_t B, int64_t H, int64_t L, int64_t E, uint32_t seed) {
+    std::vector<Tensor> qkv;
+    for (uint32_t i = 0; i < 3; ++i) {
+      qkv.push_back(Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, seed + i));
+    }
+    return qkv;
   }
 
   // attention(q, k, v) → transpose(1, 2) → reshape [B, L, H·E]: the output
@@ -101,16 +101,11 @@ class Replay : public ::testing::Test {
     return text.str();
   }
 
-  std::unique_ptr<Runtime> rt_;
-  Device* cpu_ = nullptr;
-  std::unique_ptr<Compiler> compiler_;
 };
 
 TEST_F(Replay, AttentionOutputIsRecordedAsItsKernelWritesItAndNeverCopied) {
   const int B = 2, H = 3, L = 5, E = 4;
-  const std::vector<Tensor> inputs = {Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 1),
-                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 2),
-                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 3)};
+  const std::vector<Tensor> inputs = RandomQkv(B, H, L, E, 1);
   absl::StatusOr<Graph> graph = CaptureGraph(
       *rt_, inputs, [&](const std::vector<Tensor>& in) { return Block(in, B, L, H * E); });
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -147,9 +142,7 @@ TEST_F(Replay, AKernelThatDeclinesAtReplayIsCopiedIntoTheRecordedLayout) {
   // declines the call; the decomposition writes [B, H, L, E] contiguous,
   // which the replay copies into the recorded [B, L, H, E] buffer.
   const int B = 2, H = 2, L = 4, E = 3;
-  const std::vector<Tensor> inputs = {Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 4),
-                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 5),
-                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {B, H, L, E}, 6)};
+  const std::vector<Tensor> inputs = RandomQkv(B, H, L, E, 4);
   absl::StatusOr<Graph> graph = CaptureGraph(
       *rt_, inputs, [&](const std::vector<Tensor>& in) { return Block(in, B, L, H * E); });
   ASSERT_TRUE(graph.ok()) << graph.status();
