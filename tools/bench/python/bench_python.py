@@ -24,6 +24,7 @@ import argparse
 import math
 import os
 import statistics
+import subprocess
 import time
 
 import numpy as np
@@ -293,10 +294,37 @@ def block_cpu(c, calls):
                                    for _, steps in columns])
     table(f"2. the transformer block on cpu ({c}), µs per call",
           [""] + [label for label, _ in columns], rows)
+    twin = twin_block(c, "cpu", max(calls // 10, 50))
+    if twin is not None:
+        py_block = rows[-1][1]
+        print(f"  the same block from C (same ops, C API): {twin[0]:.1f} µs; the binding's "
+              f"own cost {py_block - twin[0]:.1f} µs per block "
+              f"({100 * (py_block - twin[0]) / py_block:.1f} % of Python's)")
     with sy.profile() as prof:
         run_all(sy_steps)
     kernels = sorted({f"{row.op} -> {row.kernel or row.route}" for row in prof.rows})
     print("  switchyard kernels: " + "; ".join(kernels))
+
+
+def twin_block(c, device, blocks):
+    """The same block from C through the C API (bench_block_twin, built
+    beside the library): (issue, streamed, idle issue) µs per block, or None
+    where the program is not there. Python's issue time minus this one is the
+    binding's own cost."""
+    path = os.environ.get("SWITCHYARD_BENCH_TWIN") or os.path.join(
+        os.path.dirname(os.path.dirname(sy.library_path)), "bin", "bench_block_twin")
+    if not os.access(path, os.X_OK):
+        print(f"  (no {path}: the C API row is left out)")
+        return None
+    args = [path, f"--device={device}", f"--seq={c.seq}", f"--d_model={c.d}",
+            f"--heads={c.h}", f"--d_ff={c.f}", f"--vocab={c.vocab}", f"--blocks={blocks}"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        print(f"  bench_block_twin failed: {done.stderr.strip()}")
+        return None
+    fields = dict(f.split("=") for f in done.stdout.split()[-3:])
+    return (float(fields["issue_us"]), float(fields["streamed_us"]),
+            float(fields["idle_issue_us"]))
 
 
 def block_gpu(c, device, blocks):
@@ -323,24 +351,40 @@ def block_gpu(c, device, blocks):
             issue.append((issued - start) / blocks * 1e6)
             synced.append((end - start) / blocks * 1e6)
         one = []
+        issue_one = []
         for _ in range(REPEATS * 3):
+            sync()
             start = time.perf_counter()
             run_all(steps)
+            issued = time.perf_counter()
             sync()
             one.append((time.perf_counter() - start) * 1e6)
-        issue_us, stream_us, one_us = (statistics.median(x) for x in (issue, synced, one))
-        rows.append([label, issue_us, stream_us, one_us, 100 * issue_us / stream_us])
+            issue_one.append((issued - start) * 1e6)
+        issue_us, stream_us, one_us, idle_us = (
+            statistics.median(x) for x in (issue, synced, one, issue_one))
+        rows.append([label, issue_us, stream_us, one_us, idle_us, 100 * issue_us / stream_us])
 
     measure("switchyard", sy_steps, dev.synchronize)
+    py_streamed, py_idle = rows[0][2], rows[0][4]
+    twin = twin_block(c, device, blocks)
+    if twin is not None:
+        rows.append(["switchyard from C (same ops)", twin[0], twin[1], None, twin[2],
+                     100 * twin[0] / twin[1]])
     if torch is not None:
         t_steps, _ = torch_steps(c, w, torch.device(device))
         measure(f"torch {torch.__version__}", t_steps, torch.cuda.synchronize)
     table(f"3. the transformer block on {device} ({c}), µs per block",
-          ["", "issue", "streamed", "one+wait", "issue %"], rows)
-    print("  issue: host time to call the block's ops; streamed: blocks back to back "
-          "then one wait (the GPU's pace when it is the bottleneck); issue % = issue / "
-          "streamed (the Python+dispatch overhead's share; < 100 % means the GPU is "
-          "never starved)")
+          ["", "issue", "streamed", "one+wait", "idle issue", "issue %"], rows)
+    print("  issue: host time to call the block's ops, blocks back to back; streamed: "
+          "the same then one wait (the GPU's pace when it is the bottleneck); idle issue: "
+          "host time to call one block's ops, the GPU idle before it (no queue effects); "
+          "issue % = issue / streamed (the host's share: binding, dispatch, plugin and "
+          "driver; < 100 % means the GPU is never starved)")
+    if twin is not None:
+        binding = py_idle - twin[2]
+        print(f"  the binding's own cost: Python's idle issue time minus C's, "
+              f"{binding:.1f} µs per block = {100 * binding / py_streamed:.1f} % of the "
+              f"streamed time (the block's GPU time where issue % < 100)")
 
 
 def main():
