@@ -8,7 +8,7 @@
 # packed as tools/bench/cuda/pack_for_device.sh packs the rest (syslibs/).
 # Logs go to $OUT (default ./device_out).
 #
-#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [attention]
+#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab]
 #
 # Needs python3 with numpy, pytest and a CUDA build of torch.
 set -u
@@ -43,12 +43,12 @@ for step in "$@"; do
       timeout 240 python3 "$ROOT/tools/bench/python/bench_block_bf16.py" \
         > "$OUT/bench_block_bf16.txt" 2>&1
       echo "bench_block_bf16: exit $?" | tee -a "$OUT/summary.txt" ;;
-    attention)
-      # Attention A/B beside F.scaled_dot_product_attention, in alternation
-      # (tools/bench/cuda/bench_attention_ab.py; issue 17).
-      timeout 300 python3 "$ROOT/tools/bench/cuda/bench_attention_ab.py" \
-        > "$OUT/bench_attention_ab.txt" 2>&1
-      echo "bench_attention_ab: exit $?" | tee -a "$OUT/summary.txt" ;;
-    *) echo "unknown step $step (tests, bench, block, attention)" >&2; exit 2 ;;
+    torch_ab)
+      # Attention and conv2d beside PyTorch's, in one process, timed in
+      # alternation (tools/bench/cuda/bench_torch_ab.py; issue 17).
+      timeout 400 python3 "$ROOT/tools/bench/cuda/bench_torch_ab.py" ${AB_ARGS:-} \
+        > "$OUT/bench_torch_ab.txt" 2>&1
+      echo "bench_torch_ab: exit $?" | tee -a "$OUT/summary.txt" ;;
+    *) echo "unknown step $step (tests, bench, block, torch_ab)" >&2; exit 2 ;;
   esac
 done

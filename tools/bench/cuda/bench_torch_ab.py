@@ -1,0 +1,185 @@
+"""Switchyard beside PyTorch on the same GPU, in one process, on the same
+tensors, timed in alternation (docs/performance.md, issue 17):
+scaled_dot_product_attention against F.scaled_dot_product_attention, and
+conv2d on ResNet-50's shapes against F.conv2d.
+
+bench_cuda and bench_cuda_torch.py time the two libraries one after the
+other, minutes apart, so a shift in clocks or in the GPU's temperature
+between the runs reads as a difference between the libraries. Here each
+round times a burst of PyTorch's calls and a burst of ours back to back
+(the order alternating between rounds), and the ratio is taken per round;
+the tables give the median of those ratios and each side's median time.
+
+Switchyard gets PyTorch's tensors through DLPack (no copy) and runs its
+default route (the dispatcher's choice, as a user gets it); PyTorch runs
+its own default (attention: its backend choice; conv2d: cudnn.benchmark
+on, TF32 off, as the cuda plugin never uses TF32). Both allocate their
+output per call. Host time to enqueue one call is timed the same way for
+both, from Python.
+
+    PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_torch_ab.py \
+        [--rounds=15] [--only=attention,conv2d]
+"""
+
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import switchyard as sy
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.benchmark = True
+
+ATTENTION_SHAPES = [(16, 16, 512, 64), (4, 16, 2048, 64), (8, 32, 1024, 128),
+                    (2, 32, 4096, 128), (1, 32, 8192, 128)]
+RESNET_CONVS = [  # label, C_in, H = W, C_out, kernel, stride, padding
+    ("conv1 3->64 7x7 s2, 224^2", 3, 224, 64, 7, 2, 3),
+    ("64->64 3x3, 56^2", 64, 56, 64, 3, 1, 1),
+    ("1x1 256->64, 56^2", 256, 56, 64, 1, 1, 0),
+    ("128->128 3x3, 28^2", 128, 28, 128, 3, 1, 1),
+    ("256->256 3x3, 14^2", 256, 14, 256, 3, 1, 1),
+    ("512->512 3x3, 7^2", 512, 7, 512, 3, 1, 1),
+]
+
+
+def burst_ms(fn, calls):
+    """Host time of `calls` calls and a device-wide synchronize, per call."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls * 1e3
+
+
+def enqueue_us(fn, calls=100, repeats=15):
+    """Host time to enqueue one call (the GPU idle before each burst)."""
+    samples = []
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        samples.append((time.perf_counter() - start) / calls * 1e6)
+    torch.cuda.synchronize()
+    return statistics.median(samples)
+
+
+class Table:
+    """Rows of one op; `below` counts rows under their target ratio."""
+
+    def __init__(self, title, rounds):
+        self.rounds, self.rows, self.below = rounds, 0, 0
+        print(f"\n{title}")
+        print("| dtype | case | torch ms | switchyard ms | torch/ours (median of rounds) "
+              "| min, max of rounds | TFLOP/s ours |")
+        print("|---|---|---:|---:|---:|---|---:|")
+
+    def row(self, dtype, case, torch_fn, sy_fn, calls, flops, target):
+        for _ in range(3):  # warm both: plans, searches, clocks
+            burst_ms(torch_fn, calls)
+            burst_ms(sy_fn, calls)
+        t_ms, s_ms, ratios = [], [], []
+        for r in range(self.rounds):
+            pair = [(torch_fn, t_ms), (sy_fn, s_ms)]
+            for fn, into in (pair if r % 2 == 0 else pair[::-1]):
+                into.append(burst_ms(fn, calls))
+            ratios.append(t_ms[-1] / s_ms[-1])
+        ratio = statistics.median(ratios)
+        ours = statistics.median(s_ms)
+        self.rows += 1
+        self.below += ratio < target
+        print(f"| {dtype} | {case} | {statistics.median(t_ms):.3f} | {ours:.3f} | {ratio:.3f} "
+              f"| {min(ratios):.2f}, {max(ratios):.2f} | {flops / (ours * 1e-3) / 1e12:.1f} |")
+
+    def close(self):
+        print(f"rows below their target: {self.below} of {self.rows}")
+
+
+def check(what, got, want, tol):
+    err = (got.float() - want.float()).abs().max().item()
+    scale = want.float().abs().max().item() + 1e-6
+    if err > tol * scale:
+        raise SystemExit(f"{what}: max |ours - torch| = {err} (scale {scale})")
+
+
+def attention(ctx, rounds):
+    table = Table("scaled_dot_product_attention (target >= 0.95 of PyTorch)", rounds)
+    for dtype, name in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+        for b, h, l, e in ATTENTION_SHAPES:
+            q, k, v = ((torch.rand(b, h, l, e, device="cuda") * 2 - 1).to(dtype) for _ in range(3))
+            sq, sk, sv = (sy.from_dlpack(t, context=ctx) for t in (q, k, v))
+            for causal in (False, True):
+                torch_fn = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)  # noqa: E731
+                sy_fn = lambda: ctx.ops.scaled_dot_product_attention(  # noqa: E731
+                    sq, sk, sv, is_causal=causal)
+                case = f"{b}·{h}·{l}·{e}{' causal' if causal else ''}"
+                check(f"attention {name} {case}", torch.from_dlpack(sy_fn()), torch_fn(), 2e-2)
+                flops = 4.0 * b * h * l * l * e / (2 if causal else 1)
+                table.row(name, case, torch_fn, sy_fn, 3 if l >= 4096 else 10, flops, 0.95)
+            del q, k, v, sq, sk, sv
+    table.close()
+
+
+def conv2d(ctx, rounds):
+    table = Table("conv2d, N = 32 (target >= 0.9 of PyTorch for f16/bf16, 0.95 for f32)",
+                  rounds)
+    for layout in ("NCHW", "NHWC"):
+        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
+        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
+                            (torch.bfloat16, "bf16")):
+            for label, c, hw, k, kernel, stride, padding in RESNET_CONVS:
+                n = 32
+                x = (torch.rand(n, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
+                    memory_format=fmt)
+                w = (torch.rand(k, c, kernel, kernel, device="cuda") * 0.2 - 0.1).to(dtype).to(
+                    memory_format=fmt)
+                sx, sw = sy.from_dlpack(x, context=ctx), sy.from_dlpack(w, context=ctx)
+                torch_fn = lambda: F.conv2d(x, w, None, stride, padding)  # noqa: E731
+                sy_fn = lambda: ctx.ops.conv2d(  # noqa: E731
+                    sx, sw, None, [stride, stride], [padding, padding])
+                check(f"conv2d {name} {layout} {label}", torch.from_dlpack(sy_fn()), torch_fn(),
+                      2e-2 if dtype != torch.float32 else 1e-4)
+                oh = (hw + 2 * padding - kernel) // stride + 1
+                flops = 2.0 * n * k * oh * oh * c * kernel * kernel
+                table.row(name, f"{layout} {label}", torch_fn, sy_fn, 10, flops,
+                          0.95 if dtype == torch.float32 else 0.9)
+                del x, w, sx, sw
+    table.close()
+    print("\nhost time to enqueue one small call (N=1 64->64 3x3, 8^2; target <= 10 µs)")
+    print("| dtype | torch µs | switchyard µs |")
+    print("|---|---:|---:|")
+    for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"), (torch.bfloat16, "bf16")):
+        x = (torch.rand(1, 64, 8, 8, device="cuda") * 4 - 2).to(dtype)
+        w = (torch.rand(64, 64, 3, 3, device="cuda") * 0.2 - 0.1).to(dtype)
+        sx, sw = sy.from_dlpack(x, context=ctx), sy.from_dlpack(w, context=ctx)
+        torch_fn = lambda: F.conv2d(x, w, None, 1, 1)  # noqa: E731
+        sy_fn = lambda: ctx.ops.conv2d(sx, sw, None, [1, 1], [1, 1])  # noqa: E731
+        for _ in range(20):
+            torch_fn()
+            sy_fn()
+        print(f"| {name} | {enqueue_us(torch_fn):.1f} | {enqueue_us(sy_fn):.1f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--only", default="attention,conv2d")
+    args = parser.parse_args()
+    p = torch.cuda.get_device_properties(0)
+    print(f"device: {p.name}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
+          f"switchyard {sy.__version__}")
+    ctx = sy.Context()
+    parts = args.only.split(",")
+    if "attention" in parts:
+        attention(ctx, args.rounds)
+    if "conv2d" in parts:
+        conv2d(ctx, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
