@@ -17,7 +17,10 @@
 // then costs a lookup, a variant pack and cudnnBackendExecute. Which
 // engine: without a variant, the top (at most 16) configurations are each
 // timed once on the first call's own buffers (as cudnn.benchmark does) and
-// the fastest kept; variant k (cudnn_heuristic0..3) runs the k-th
+// the fastest kept — fastest for calls streamed back to back: the larger
+// of the GPU time and the host time to enqueue (an engine that launches
+// several kernels can cost more to enqueue than a small problem takes on
+// the GPU); variant k (cudnn_heuristic0..3) runs the k-th
 // configuration, for the autotuner. A problem no engine takes is cached
 // as such and runs on the direct kernel.
 //
