@@ -52,10 +52,6 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
   return false;
 }
 
-// Whether VK_NV_cooperative_matrix offers what shaders/matmul_coopmat.comp
-// uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
-// SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
-// tiled kernel).
 // Whether the row kernels may reduce with subgroup arithmetic: compute
 // stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup,
 // and asked for with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1. Off by default:
@@ -74,6 +70,10 @@ bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
          (p.subgroupSupportedOperations & kNeed) == kNeed && p.subgroupSize >= 4;
 }
 
+// Whether VK_NV_cooperative_matrix offers what shaders/matmul_coopmat.comp
+// uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
+// SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
+// tiled kernel).
 bool HasCoopmatShape(VkPhysicalDevice physical) {
 #if defined(__GLIBC__)
   const char* env = secure_getenv("SWITCHYARD_VULKAN_COOPMAT");
@@ -254,8 +254,13 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   caps.storage8 = f12.storageBuffer8BitAccess && f12.shaderInt8;
   caps.int64 = features.features.shaderInt64;
   caps.float64 = features.features.shaderFloat64;
+  // The kernel's SPIR-V declares the Vulkan memory model (glslang emits it
+  // for coopMatLoadNV's coherent operand), so the feature is required and
+  // enabled with the extension; its two shared buffers take 37,888 bytes.
   caps.nv_cooperative_matrix = has_coop && fcoop.cooperativeMatrix &&
                                caps.float16 && caps.subgroup_size == 32 &&
+                               f12.vulkanMemoryModel &&
+                               caps.max_shared_memory >= 37888 &&
                                HasCoopmatShape(physical);
   // Enable exactly what Caps reports (plus the required three).
   VkPhysicalDeviceVulkan12Features e12{
@@ -267,6 +272,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   e12.shaderInt8 = caps.storage8;
   e12.storageBuffer8BitAccess = caps.storage8;
   e12.scalarBlockLayout = f12.scalarBlockLayout;
+  e12.vulkanMemoryModel = caps.nv_cooperative_matrix;
   VkPhysicalDeviceVulkan11Features e11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   e11.storageBuffer16BitAccess = caps.storage16;

@@ -2,24 +2,66 @@
 // glslang predates GL_KHR_cooperative_matrix). Taken only on devices whose
 // VK_NV_cooperative_matrix lists 16×16×16 f16·f16+f32 at subgroup scope
 // with 32-wide subgroups, and only for shapes the host checked
-// (kernels/matmul.cc, CoopmatFits): M and N multiples of 128, K of 16,
-// unit column strides, row strides and addresses 16-byte aligned.
+// (kernels/matmul.cc, CoopmatMisfit): M and N multiples of 128 (BM, BN), K
+// a multiple of 8, unit column strides, row and batch strides multiples of
+// 8 elements and addresses 16-byte aligned (every row start 16 bytes). The
+// layout and push constants are matmul.comp's.
 //
-// A workgroup of four subgroups computes a 128×128 output tile; each
-// subgroup a 64×64 quarter as 4×4 accumulators of 16×16 (f32), loading
-// its A and B fragments straight from global memory (L1 serves the reuse).
-// The layout and push constants are matmul.comp's.
+// Note [Cooperative-matrix matmul] (docs/vulkan.md, "Cooperative matrices")
+//
+// A workgroup of 8 subgroups (256 invocations) computes a 128×128 output
+// tile, K in steps of BK = 32. The subgroups form a 2 (rows) × 4 (columns)
+// grid; each owns 64×32 of the tile as 4×2 f32 accumulators of 16×16.
+//
+// - Staging: per K step the workgroup copies A's 128×32 and B's 32×128
+//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 2 of
+//   A and 2 of B per invocation, 4 or 16 invocations per row, so a
+//   subgroup's loads are whole 64- or 256-byte row segments). Fragments are
+//   then loaded from shared memory (coopMatLoadNV on the uvec4 arrays:
+//   offsets and strides count 16-byte units), so each element of A is read
+//   from global memory once per workgroup instead of once per subgroup
+//   column (4×), B's once instead of twice.
+// - Double buffering: two shared buffers. Step t's global loads (for tile
+//   t + 1) are issued into registers before step t's math and written to
+//   the other buffer after it, so their latency hides behind 16
+//   multiply-adds per subgroup; one barrier per step suffices (the buffer
+//   written in step t was last read in step t − 1, which ended in a
+//   barrier).
+// - Bank conflicts: rows are padded by 16 bytes (A: 32 + 8 halves, 80
+//   bytes; B: 128 + 8, 272 bytes). A fragment row is 32 bytes, and the 8
+//   rows that one 128-byte shared-memory wavefront serves then start in 8
+//   different 16-byte bank groups (80·r and 272·r mod 128 are distinct for
+//   r < 8). coopMatLoadNV takes a linear stride, so padding, not an XOR
+//   swizzle, is what fits.
+// - K tail: K need only be a multiple of 8 (one 16-byte chunk); chunks past
+//   K are zeros in shared memory, so the last step's extra products add 0.
+// - Addresses are 64-bit (base + byte offset), so batches past 2^32
+//   elements in all are reached; a stride itself is 32-bit, as in the
+//   tiled kernel.
 #version 450
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_control_flow_attributes : require
 #define DT0 2
 #define DTO 2
 #include "common.glsl"
 
-layout(local_size_x = 128) in;
+layout(local_size_x = 256) in;
 
+const uint BM = 128u, BN = 128u, BK = 32u;
+// Shared rows in 16-byte units: A 128 rows of (32 + 8) halves, B 32 rows
+// of (128 + 8) halves.
+const uint SA = (BK + 8u) / 8u;   // 5
+const uint SB = (BN + 8u) / 8u;   // 17
+const uint A_WORDS = BM * SA;     // one buffer, in uvec4
+const uint B_WORDS = BK * SB;
+
+shared uvec4 s_a[2u * A_WORDS];  // 20 KiB
+shared uvec4 s_b[2u * B_WORDS];  // 17 KiB
+
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer BufQ { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufH { float16_t v[]; };
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer MatmulLayout {
@@ -40,6 +82,11 @@ layout(push_constant, std430) uniform Push {
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define FRAG fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 
+// Byte address of element `e` (in halves) past `base`.
+uint64_t at(uint64_t base, uint64_t e) { return base + 2ul * e; }
+
+uvec4 load16(uint64_t addr, bool ok) { return ok ? BufQ(addr).v[0] : uvec4(0u); }
+
 void main() {
   MatmulLayout l = MatmulLayout(pc.layout_addr);
   uint batch = gl_WorkGroupID.y / l.row_tiles;
@@ -52,32 +99,81 @@ void main() {
     ab += idx * l.batch_stride[1][d];
     bb += idx * l.batch_stride[2][d];
   }
-  uint sg = gl_SubgroupID;  // 0..3
-  uint row0 = tile_m * 128u + (sg / 2u) * 64u;
-  uint col0 = gl_WorkGroupID.x * 128u + (sg % 2u) * 64u;
-  ACC acc[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = ACC(0.0);
-  for (uint k0 = 0u; k0 < l.k; k0 += 16u) {
-    FRAG a[4];
-    FRAG b[4];
-    for (int i = 0; i < 4; ++i) {
-      coopMatLoadNV(a[i], BufH(pc.a_addr).v, ab + (row0 + 16u * uint(i)) * l.a_rs + k0,
-                    l.a_rs, false);
-    }
-    for (int j = 0; j < 4; ++j) {
-      coopMatLoadNV(b[j], BufH(pc.b_addr).v, bb + k0 * l.b_rs + col0 + 16u * uint(j),
-                    l.b_rs, false);
-    }
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+  uint row0 = tile_m * BM, col0 = gl_WorkGroupID.x * BN;
+  uint tid = gl_LocalInvocationID.x;
+  uint K = l.k;
+
+  // This invocation's copies: A rows ar and ar + 64, chunk ac (4 a row);
+  // B rows br and br + 16, chunk bc (16 a row).
+  uint ar = tid / 4u, ac = tid % 4u;
+  uint br = tid / 16u, bc = tid % 16u;
+  uint64_t a_src = at(pc.a_addr, uint64_t(ab) + uint64_t(row0 + ar) * l.a_rs + 8u * ac);
+  uint64_t a_src_step = at(0ul, uint64_t(64u) * l.a_rs);
+  uint64_t b_src = at(pc.b_addr, uint64_t(bb) + uint64_t(br) * l.b_rs + col0 + 8u * bc);
+  uint64_t b_src_step = at(0ul, uint64_t(16u) * l.b_rs);
+  uint a_dst = ar * SA + ac, b_dst = br * SB + bc;
+
+  uvec4 ra0, ra1, rb0, rb1;
+#define SY_FETCH(k0)                                                         \
+  {                                                                          \
+    uint64_t ka = 2ul * uint64_t(k0), kb = 2ul * uint64_t(k0) * l.b_rs;     \
+    bool aok = (k0) + 8u * ac < K;                                           \
+    ra0 = load16(a_src + ka, aok);                                           \
+    ra1 = load16(a_src + a_src_step + ka, aok);                              \
+    rb0 = load16(b_src + kb, (k0) + br < K);                                 \
+    rb1 = load16(b_src + b_src_step + kb, (k0) + br + 16u < K);              \
   }
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) {
+#define SY_STASH(buf)                                                        \
+  {                                                                          \
+    s_a[(buf) * A_WORDS + a_dst] = ra0;                                      \
+    s_a[(buf) * A_WORDS + a_dst + 64u * SA] = ra1;                           \
+    s_b[(buf) * B_WORDS + b_dst] = rb0;                                      \
+    s_b[(buf) * B_WORDS + b_dst + 16u * SB] = rb1;                           \
+  }
+
+  // Subgroup (wm, wn) of the 2×4 grid: rows 64·wm, columns 32·wn.
+  uint sg = gl_SubgroupID;
+  uint wm = sg / 4u, wn = sg % 4u;
+  ACC acc[4][2];
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = ACC(0.0);
+  }
+
+  uint steps = (K + BK - 1u) / BK;
+  SY_FETCH(0u);
+  SY_STASH(0u);
+  barrier();
+  for (uint t = 0u; t < steps; ++t) {
+    uint cur = t & 1u;
+    bool more = t + 1u < steps;
+    if (more) SY_FETCH((t + 1u) * BK);
+    [[unroll]] for (uint kk = 0u; kk < BK / 16u; ++kk) {
+      FRAG fa[4];
+      FRAG fb[2];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        coopMatLoadNV(fa[i], s_a, cur * A_WORDS + (64u * wm + 16u * i) * SA + 2u * kk, SA,
+                      false);
+      }
+      [[unroll]] for (uint j = 0u; j < 2u; ++j) {
+        coopMatLoadNV(fb[j], s_b, cur * B_WORDS + 16u * kk * SB + (32u * wn + 16u * j) / 8u,
+                      SB, false);
+      }
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        [[unroll]] for (uint j = 0u; j < 2u; ++j) {
+          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+        }
+      }
+    }
+    if (more) SY_STASH(cur ^ 1u);
+    barrier();
+  }
+
+  uint64_t o_base =
+      at(pc.out_addr, uint64_t(ob) + uint64_t(row0 + 64u * wm) * l.o_rs + col0 + 32u * wn);
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    [[unroll]] for (uint j = 0u; j < 2u; ++j) {
       FRAG h = FRAG(acc[i][j]);
-      coopMatStoreNV(h, BufH(pc.out_addr).v,
-                     ob + (row0 + 16u * uint(i)) * l.o_rs + col0 + 16u * uint(j), l.o_rs,
-                     false);
+      coopMatStoreNV(h, BufH(o_base).v, 16u * i * l.o_rs + 16u * j, l.o_rs, false);
     }
   }
 }
