@@ -67,6 +67,13 @@ for step in "$@"; do
       run $BIN/vulkan_plugin_test --gtest_filter='VulkanDenormals.*:VulkanLoad.*' 2>&1 \
         | tee "$OUT/vulkan_denormal_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|does not report'
       run $BIN/vulkan_spirv_denorm_test 2>&1 | tee "$OUT/vulkan_spirv_denorm_test.log" | tail -3
+      # matmul against float64 (docs/vulkan.md, "Cooperative matrices"):
+      # the f16 shapes must run matmul_coopmat_f16 where the load record
+      # says "f16 matmul on cooperative matrices" (the test asserts it from
+      # the plugin's debug line), and the declined shapes the tiled kernel.
+      grep -ho "f16 matmul on cooperative matrices" "$OUT/vulkan_plugin_test.log" | head -1
+      run $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' 2>&1 \
+        | tee "$OUT/vulkan_matmul_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
       run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
         2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40
       run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
@@ -106,6 +113,16 @@ for step in "$@"; do
       # vulkan:0 and on cuda:0 (the same binary, SY_BENCH_DEVICE), and
       # bench_cuda's own table.
       run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
+      # Which kernel the f16 4096³ matmul ran (the plugin's debug line, one
+      # per call): expect only "matmul_coopmat_f16 for 1×4096×4096×4096".
+      echo "matmul kernels of BM_Matmul/f16 (count, line):"
+      run env SWITCHYARD_LOG=debug $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' 2>&1 \
+        | tee "$OUT/bench_vulkan_matmul_kernel.txt" | grep -o 'vulkan plugin: matmul on .*' \
+        | sort | uniq -c
+      grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_kernel.txt"
+      # The tiled kernel on the same problem, for comparison.
+      run env SWITCHYARD_VULKAN_COOPMAT=0 $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' \
+        2>&1 | tee "$OUT/bench_vulkan_matmul_tiled.txt" | grep -E 'BM_Matmul/f16'
       # The norm rows with the opt-in subgroup reductions instead of the
       # shared-memory tree (docs/vulkan.md, "Memory-bound kernels"), to compare.
       run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/bench_vulkan \
