@@ -19,14 +19,21 @@ layout(constant_id = 0) const int OP = 0;
 layout(constant_id = 1) const bool HAS_W = false;
 layout(constant_id = 2) const bool HAS_B = false;
 
+float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v); }
+
+// block_reduce(v, take_max, slot): the workgroup's sum (or NaN-keeping max)
+// of one value per invocation, the same in every invocation. A row calls
+// it at most twice, with slot 0 and then 1: each slot has its own shared
+// arrays, so no barrier has to wait for the previous reduction's reads.
 #if SY_SUBGROUP
 // One value per subgroup (at least 4 wide, so at most 64 of them).
-shared float s_red[64];
+shared float s_red[2][64];
 
 // Subgroup add/max, then every invocation combines the subgroups' results
-// in the same order: 2 barriers where the tree below takes 10. max keeps
-// NaN (subgroupMax need not), through an OR of NaN flags.
-float block_reduce(float v, bool take_max) {
+// in the same order: 1 barrier. max keeps NaN (subgroupMax need not),
+// through an OR of NaN flags. Opt-in (docs/vulkan.md, "Memory-bound
+// kernels").
+float block_reduce(float v, bool take_max, uint slot) {
   float r;
   if (take_max) {
     bool any_nan = subgroupOr(is_nan_f(v) ? 1u : 0u) != 0u;
@@ -34,33 +41,43 @@ float block_reduce(float v, bool take_max) {
   } else {
     r = subgroupAdd(v);
   }
-  barrier();  // the previous reduction's reads of s_red are done
-  if (subgroupElect()) s_red[gl_SubgroupID] = r;
+  if (subgroupElect()) s_red[slot][gl_SubgroupID] = r;
   barrier();
-  float t = s_red[0];
+  float t = s_red[slot][0];
   for (uint i = 1u; i < gl_NumSubgroups; ++i) {
-    float b = s_red[i];
-    t = take_max ? ((is_nan_f(t) || is_nan_f(b)) ? t + b : max(t, b)) : t + b;
+    float b = s_red[slot][i];
+    t = take_max ? nan_max(t, b) : t + b;
   }
   return t;
 }
 #else
-shared float s_red[256];
+shared float s_red[2][256];
+shared float s_part[2][16];
 
-// Tree reduction of one value per invocation; max when `take_max`.
-float block_reduce(float v, bool take_max) {
+// Two levels, 2 barriers (the binary tree this replaces took 10, in the
+// row's critical path between its loads and its stores): invocations
+// 0–15 each fold a column of 16 values (t, t + 16, …, t + 240: 16
+// neighbouring words per load, no bank conflict), then every invocation
+// folds those 16 partials in order (one broadcast word per load).
+float block_reduce(float v, bool take_max, uint slot) {
   uint tid = gl_LocalInvocationID.x;
+  s_red[slot][tid] = v;
   barrier();
-  s_red[tid] = v;
-  barrier();
-  for (uint s = 128u; s > 0u; s >>= 1u) {
-    if (tid < s) {
-      float a = s_red[tid], b = s_red[tid + s];
-      s_red[tid] = take_max ? ((a != a || b != b) ? a + b : max(a, b)) : a + b;
+  if (tid < 16u) {
+    float t = s_red[slot][tid];
+    [[unroll]] for (uint i = 1u; i < 16u; ++i) {
+      float b = s_red[slot][tid + 16u * i];
+      t = take_max ? nan_max(t, b) : t + b;
     }
-    barrier();
+    s_part[slot][tid] = t;
   }
-  return s_red[0];
+  barrier();
+  float t = s_part[slot][0];
+  [[unroll]] for (uint i = 1u; i < 16u; ++i) {
+    float b = s_part[slot][i];
+    t = take_max ? nan_max(t, b) : t + b;
+  }
+  return t;
 }
 #endif
 
@@ -98,8 +115,6 @@ uint slot_col(bool v4, uint tid, uint j) {
   return v4 ? 4u * (tid + 256u * (j >> 2u)) + (j & 3u) : tid + 256u * j;
 }
 
-float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v); }
-
 void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   uint tid = gl_LocalInvocationID.x;
   bool one = l.inner_ndim == 1u;
@@ -133,7 +148,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (slot_col(v4, tid, j) < n) m = nan_max(m, c[j]);
     }
-    m = block_reduce(m, true);
+    m = block_reduce(m, true, 0u);
     float s = 0.0;
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (slot_col(v4, tid, j) < n) {
@@ -142,7 +157,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
       }
     }
-    s = block_reduce(s, false);
+    s = block_reduce(s, false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
@@ -155,7 +170,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
       [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
         s += c[j];  // 0 past the row's end
       }
-      mean = block_reduce(s, false) / float(n);
+      mean = block_reduce(s, false, 0u) / float(n);
     }
     // The padding's (0 − mean)² is not the row's: those slots are tested.
     float q = 0.0;
@@ -165,7 +180,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
         q += d * d;
       }
     }
-    float var = block_reduce(q, false) / float(n);
+    float var = block_reduce(q, false, 1u) / float(n);
     float inv = 1.0 / sqrt(var + pc.eps);
     uint sw = one ? l.inner_stride[2][0] : 0u;
     uint sb = one ? l.inner_stride[3][0] : 0u;
@@ -229,8 +244,8 @@ void main() {
       }
       mnan = (v != v || mnan != mnan) ? v + mnan : max(mnan, v);
     }
-    float m = block_reduce(mnan, true);
-    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false);
+    float m = block_reduce(mnan, true, 0u);
+    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
     for (uint r = tid; r < n; r += 256u) {
@@ -244,14 +259,14 @@ void main() {
   if (OP == 2) {
     float s = 0.0;
     for (uint r = tid; r < n; r += 256u) s += load_x(l, xb, r);
-    mean = block_reduce(s, false) / float(n);
+    mean = block_reduce(s, false, 0u) / float(n);
   }
   float q = 0.0;
   for (uint r = tid; r < n; r += 256u) {
     float d = load_x(l, xb, r) - mean;
     q += d * d;
   }
-  float var = block_reduce(q, false) / float(n);
+  float var = block_reduce(q, false, 1u) / float(n);
   float inv = 1.0 / sqrt(var + pc.eps);
   for (uint r = tid; r < n; r += 256u) {
     float y = (load_x(l, xb, r) - mean) * inv;
