@@ -52,6 +52,18 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
   return false;
 }
 
+// Whether f32 softmax rows may take 512-wide workgroups (Caps::wide_rows).
+bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
+#if defined(__GLIBC__)
+  const char* env = secure_getenv("SWITCHYARD_VULKAN_WIDE_ROWS");
+#else
+  const char* env = std::getenv("SWITCHYARD_VULKAN_WIDE_ROWS");
+#endif
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  return limits.maxComputeWorkGroupSize[0] >= 512 &&
+         limits.maxComputeWorkGroupInvocations >= 512;
+}
+
 // Whether the row kernels may reduce with subgroup arithmetic: compute
 // stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup,
 // and asked for with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1. Off by default:
@@ -220,6 +232,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
       ctx->caps.timestamp_bits > 0 ? pr.limits.timestampPeriod : 0.0;
   ctx->caps.subgroup_size = std::max(1u, props11.subgroupSize);
   ctx->caps.subgroup_reduce = HasSubgroupReduce(props11);
+  ctx->caps.wide_rows = HasWideRows(pr.limits);
   ctx->caps.max_shared_memory = pr.limits.maxComputeSharedMemorySize;
   ctx->caps.max_group_count_x = pr.limits.maxComputeWorkGroupCount[0];
   ctx->caps.max_group_count_y = pr.limits.maxComputeWorkGroupCount[1];

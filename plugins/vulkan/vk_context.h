@@ -57,6 +57,12 @@ struct Caps {
   // row kernels reduce with them (norm_sg_*, shaders/norm.comp) when
   // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 asks for it (off by default).
   bool subgroup_reduce = false;
+  // 512-invocation workgroups (maxComputeWorkGroupSize[0] and
+  // maxComputeWorkGroupInvocations ≥ 512; Vulkan guarantees 128): f32
+  // softmax and log_softmax rows longer than 4096 run norm_w512_f32
+  // (shaders/norm.comp, SY_WG 512). SWITCHYARD_VULKAN_WIDE_ROWS=0 turns it
+  // off, to compare against the 256-wide kernel.
+  bool wide_rows = false;
   uint32_t max_shared_memory = 16384;
   uint32_t max_group_count_x = 65535;
   uint32_t max_group_count_y = 65535;

@@ -26,8 +26,8 @@ float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v);
 // it at most twice, with slot 0 and then 1: each slot has its own shared
 // arrays, so no barrier has to wait for the previous reduction's reads.
 #if SY_SUBGROUP
-// One value per subgroup (at least 4 wide, so at most 64 of them).
-shared float s_red[2][64];
+// One value per subgroup (at least 4 wide, so at most SY_WG / 4 of them).
+shared float s_red[2][SY_WG / 4u];
 
 // Subgroup add/max, then every invocation combines the subgroups' results
 // in the same order: 1 barrier. max keeps NaN (subgroupMax need not),
@@ -51,29 +51,31 @@ float block_reduce(float v, bool take_max, uint slot) {
   return t;
 }
 #else
-shared float s_red[2][256];
-shared float s_part[2][16];
+// SY_WG / 16 partials of 16 values each.
+#define SY_PARTS (SY_WG / 16u)
+shared float s_red[2][SY_WG];
+shared float s_part[2][SY_PARTS];
 
 // Two levels, 2 barriers (the binary tree this replaces took 10, in the
 // row's critical path between its loads and its stores): invocations
-// 0–15 each fold a column of 16 values (t, t + 16, …, t + 240: 16
-// neighbouring words per load, no bank conflict), then every invocation
-// folds those 16 partials in order (one broadcast word per load).
+// t < SY_PARTS each fold the 16 values t, t + SY_PARTS, … (neighbouring
+// words per load, no bank conflict), then every invocation folds those
+// partials in order (one broadcast word per load).
 float block_reduce(float v, bool take_max, uint slot) {
   uint tid = gl_LocalInvocationID.x;
   s_red[slot][tid] = v;
   barrier();
-  if (tid < 16u) {
+  if (tid < SY_PARTS) {
     float t = s_red[slot][tid];
     [[unroll]] for (uint i = 1u; i < 16u; ++i) {
-      float b = s_red[slot][tid + 16u * i];
+      float b = s_red[slot][tid + SY_PARTS * i];
       t = take_max ? nan_max(t, b) : t + b;
     }
     s_part[slot][tid] = t;
   }
   barrier();
   float t = s_part[slot][0];
-  [[unroll]] for (uint i = 1u; i < 16u; ++i) {
+  [[unroll]] for (uint i = 1u; i < SY_PARTS; ++i) {
     float b = s_part[slot][i];
     t = take_max ? nan_max(t, b) : t + b;
   }
@@ -85,7 +87,7 @@ float load_x(RowLayout l, uint base, uint r) {
   return float(LD0(pc.in_addr[0], base + row_offset(l, r, 1)));
 }
 
-// Rows of at most 256·SY_ROW_CACHE elements over one inner dim (the usual
+// Rows of at most SY_WG·SY_ROW_CACHE = 8192 elements over one inner dim (the usual
 // case: the last dim) are read from memory once, into registers, and
 // every pass runs over those: softmax reads x once instead of three times
 // and computes each exp once, the norms read x once instead of two or
@@ -93,9 +95,9 @@ float load_x(RowLayout l, uint base, uint r) {
 // the cache is unrolled ([[unroll]]): an array indexed by a loop counter
 // the compiler did not unroll lives in local memory, not registers.
 //
-// Slot j of invocation tid holds row element slot_col(j): tid + 256j, or,
+// Slot j of invocation tid holds row element slot_col(j): tid + SY_WG·j, or,
 // for softmax and log_softmax rows of f32 that are contiguous, a multiple
-// of 4 long and 16-byte aligned (x and the output), 4(tid + 256⌊j/4⌋) +
+// of 4 long and 16-byte aligned (x and the output), 4(tid + SY_WG·⌊j/4⌋) +
 // j mod 4, so that each invocation loads and stores 16 bytes at a time
 // (vec4, as the CUDA plugin's float4). The norms keep the scalar layout: on
 // the H100 vec4 made 8192² softmax 1.6× faster (0.371 → 0.235 ms) but
@@ -103,7 +105,7 @@ float load_x(RowLayout l, uint base, uint r) {
 // (slot_col(j) < n: the same for a whole warp but in the row's last
 // block). Padding softmax's slots with −inf instead, to drop the test,
 // made softmax 1.6× slower on lavapipe.
-#define SY_ROW_CACHE 32u
+#define SY_ROW_CACHE (8192u / SY_WG)
 #if DT0 == DT_F32 && DTO == DT_F32
 #define SY_ROW_VEC4 1
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec4 v[]; };
@@ -112,7 +114,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec
 #endif
 
 uint slot_col(bool v4, uint tid, uint j) {
-  return v4 ? 4u * (tid + 256u * (j >> 2u)) + (j & 3u) : tid + 256u * j;
+  return v4 ? 4u * (tid + SY_WG * (j >> 2u)) + (j & 3u) : tid + SY_WG * j;
 }
 
 void cached_row(RowLayout l, uint n, uint xb, uint ob) {
@@ -129,7 +131,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   if (v4) {
     [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
       vec4 v = vec4(0.0);
-      if (4u * (tid + 256u * q) < n) v = BufV4(xa).v[tid + 256u * q];
+      if (4u * (tid + SY_WG * q) < n) v = BufV4(xa).v[tid + SY_WG * q];
       c[4u * q] = v.x;
       c[4u * q + 1u] = v.y;
       c[4u * q + 2u] = v.z;
@@ -139,7 +141,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
 #endif
   {
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      uint r = tid + j * 256u;
+      uint r = tid + j * SY_WG;
       c[j] = r < n ? float(LD0(pc.in_addr[0], xb + r * sx)) : 0.0;
     }
   }
@@ -201,15 +203,15 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
 #if SY_ROW_VEC4
   if (v4) {
     [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
-      if (4u * (tid + 256u * q) < n) {
-        BufV4(oa).v[tid + 256u * q] = vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
+      if (4u * (tid + SY_WG * q) < n) {
+        BufV4(oa).v[tid + SY_WG * q] = vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
       }
     }
     return;
   }
 #endif
   [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-    uint r = tid + j * 256u;
+    uint r = tid + j * SY_WG;
     if (r < n) STO(pc.out_addr, ob + r * so, CO(c[j]));
   }
 }
@@ -222,7 +224,7 @@ void main() {
   uint n = l.row_size;
   uint xb = row_base(l, row, 1);
   uint ob = row_base(l, row, 0);
-  if (l.inner_ndim <= 1u && n <= 256u * SY_ROW_CACHE) {
+  if (l.inner_ndim <= 1u && n <= SY_WG * SY_ROW_CACHE) {
     cached_row(l, n, xb, ob);
     return;
   }
@@ -234,7 +236,7 @@ void main() {
     // an all −inf row makes s NaN (or 0 with m = −inf), so every output
     // is NaN.
     float mt = -kF32Inf, st = 0.0, mnan = -kF32Inf;
-    for (uint r = tid; r < n; r += 256u) {
+    for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r);
       if (v > mt) {
         st = fma(st, exp_f(mt - v), 1.0);
@@ -248,7 +250,7 @@ void main() {
     float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
-    for (uint r = tid; r < n; r += 256u) {
+    for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r) - m;
       float y = OP == 0 ? exp_f(v) * inv_s : v - ls;
       STO(pc.out_addr, ob + row_offset(l, r, 0), CO(y));
@@ -258,17 +260,17 @@ void main() {
   float mean = 0.0;
   if (OP == 2) {
     float s = 0.0;
-    for (uint r = tid; r < n; r += 256u) s += load_x(l, xb, r);
+    for (uint r = tid; r < n; r += SY_WG) s += load_x(l, xb, r);
     mean = block_reduce(s, false, 0u) / float(n);
   }
   float q = 0.0;
-  for (uint r = tid; r < n; r += 256u) {
+  for (uint r = tid; r < n; r += SY_WG) {
     float d = load_x(l, xb, r) - mean;
     q += d * d;
   }
   float var = block_reduce(q, false, 1u) / float(n);
   float inv = 1.0 / sqrt(var + pc.eps);
-  for (uint r = tid; r < n; r += 256u) {
+  for (uint r = tid; r < n; r += SY_WG) {
     float y = (load_x(l, xb, r) - mean) * inv;
 #if defined(DT1) && DT1 != 0
     if (HAS_W || OP == 3) y *= float(LD1(pc.in_addr[1], row_offset(l, r, 2)));

@@ -1,10 +1,13 @@
 // The row kernels' paths (shaders/norm.comp): rows of up to 8192 elements
 // over one dim are read once into registers (16 bytes at a time where the
 // row is f32, contiguous, aligned and a multiple of 4 long), longer rows
-// take the multi-pass loop. softmax, log_softmax and rms_norm at 300 (a
-// partial register row, vec4), 301 (partial, one element at a time), 8192
-// (the last cached length) and 8193 (the first uncached one), against a
-// float64 reference. The op harness covers the
+// take the multi-pass loop; f32 softmax and log_softmax rows longer than
+// 4096 run 512 invocations a row (norm_w512_f32) where the device allows
+// (lavapipe does). softmax, log_softmax and rms_norm at 300 (a partial
+// register row, vec4), 301 (partial, one element at a time), 4100 and
+// 4101 (the same in 512-wide rows), 8192 (the last cached length) and 8193
+// (the first uncached one), against a float64 reference. The op harness
+// covers the
 // other shapes (strided rows, several normalized dims, empty rows).
 #include <gtest/gtest.h>
 
@@ -45,7 +48,7 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
   SY_SKIP_WITHOUT_VULKAN();
   Runtime& rt = *Env().runtime;
   constexpr int64_t kRows = 3;
-  for (int64_t n : {300, 301, 8192, 8193}) {
+  for (int64_t n : {300, 301, 4100, 4101, 8192, 8193}) {
     const std::vector<float> x = RandomFloats(kRows * n, static_cast<uint32_t>(n), -8, 8);
     const std::vector<float> w = RandomFloats(n, static_cast<uint32_t>(n) + 1, 0.5f, 1.5f);
     const Tensor tx =
