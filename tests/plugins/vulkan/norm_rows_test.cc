@@ -77,5 +77,46 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
   }
 }
 
+// The conformance kit's short softmax rows (sdk/conformance/harness/
+// op_specs_norm.cc): rows of 7 with logits up to ±80, and rows of 4 with
+// -inf entries (masked: probability 0). On the H100's driver these were
+// NaN with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 (docs/vulkan.md,
+// "Memory-bound kernels"); device_run.sh's `math` step runs this test
+// with and without it.
+TEST(VulkanNormRows, ShortRowsWithMaskedEntries) {
+  SY_SKIP_WITHOUT_VULKAN();
+  Runtime& rt = *Env().runtime;
+  const float inf = INFINITY;
+  struct Rows {
+    int64_t rows, n;
+    std::vector<float> x;
+  };
+  const std::vector<Rows> all = {
+      {4, 7, RandomFloats(28, 7, -80, 80)},
+      {3, 4, {-inf, 1, 2, 3, 0, 0, 0, 0, -inf, -inf, 5, 5}},
+  };
+  for (const Rows& r : all) {
+    const Tensor tx = rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {r.rows, r.n}, r.x.data(),
+                                  r.x.size() * 4)
+                          .value();
+    for (const std::string op : {"softmax", "log_softmax"}) {
+      SCOPED_TRACE(op + " over rows of " + std::to_string(r.n));
+      std::vector<Tensor> out = rt.Call(rt.FindOp(op).value(), {tx}, {Attr(int64_t{-1})}).value();
+      std::vector<float> got(r.x.size());
+      ASSERT_TRUE(rt.ToHost(out[0], got.data(), got.size() * 4).ok());
+      const std::vector<double> want = Reference(op, r.x, {}, r.rows, r.n);
+      // log_softmax's largest value, x − max − log(s), cancels to ~1e-5
+      // here: the kit's atol (1e-6) for it, 1e-10 for softmax (as above).
+      const double atol = op == "log_softmax" ? 1e-6 : 1e-10;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const bool ok = std::isinf(want[i])
+                            ? got[i] == want[i]
+                            : std::fabs(got[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + atol;
+        EXPECT_TRUE(ok) << "element " << i << ": " << got[i] << ", want " << want[i];
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sy::vulkan_test
