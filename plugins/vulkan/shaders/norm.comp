@@ -2,8 +2,10 @@
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
 // in f32 (math_f32.glsl), sums in float through subgroup operations
-// (SY_SUBGROUP, where the device has them) or a shared-memory tree: nothing
-// here needs shaderFloat64.
+// (SY_SUBGROUP, opt-in) or a two-level shared-memory reduction: nothing
+// here needs shaderFloat64. SY_WG invocations a row (rows.glsl): 256, or
+// 512 in norm_w512_f32 (f32 softmax rows longer than 4096), each caching
+// 8192 / SY_WG values of a row.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #if SY_SUBGROUP
