@@ -52,13 +52,19 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
   return false;
 }
 
+// An environment variable; secure_getenv where there is one (a setuid
+// process ignores the caller's settings).
+const char* Env(const char* name) {
+#if defined(__GLIBC__)
+  return secure_getenv(name);
+#else
+  return std::getenv(name);
+#endif
+}
+
 // Whether f32 softmax rows may take 512-wide workgroups (Caps::wide_rows).
 bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_WIDE_ROWS");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_WIDE_ROWS");
-#endif
+  const char* env = Env("SWITCHYARD_VULKAN_WIDE_ROWS");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
   return limits.maxComputeWorkGroupSize[0] >= 512 &&
          limits.maxComputeWorkGroupInvocations >= 512;
@@ -70,11 +76,7 @@ bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
 // on NVIDIA's driver (580, H100) softmax of short rows gave NaN with it and
 // rms_norm ran slower (docs/vulkan.md, "Ten barriers per reduction").
 bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
-#endif
+  const char* env = Env("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
   if (env == nullptr || std::strcmp(env, "1") != 0) return false;
   constexpr VkSubgroupFeatureFlags kNeed =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
@@ -87,11 +89,7 @@ bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
 // SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
 // tiled kernel).
 bool HasCoopmatShape(VkPhysicalDevice physical) {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_COOPMAT");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_COOPMAT");
-#endif
+  const char* env = Env("SWITCHYARD_VULKAN_COOPMAT");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
   auto query = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       State().loader.vkGetInstanceProcAddr(
@@ -286,6 +284,8 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   e12.storageBuffer8BitAccess = caps.storage8;
   e12.scalarBlockLayout = f12.scalarBlockLayout;
   e12.vulkanMemoryModel = caps.nv_cooperative_matrix;
+  const char* bn = Env("SWITCHYARD_VULKAN_COOPMAT_BN");
+  caps.coopmat_bn = bn != nullptr && std::strcmp(bn, "256") == 0 ? 256 : 128;
   VkPhysicalDeviceVulkan11Features e11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   e11.storageBuffer16BitAccess = caps.storage16;

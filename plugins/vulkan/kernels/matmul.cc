@@ -28,7 +28,8 @@ struct MatmulPush {
 };
 
 // Why shaders/matmul_coopmat.comp cannot take the problem, or nullptr when
-// it can: 128×128 output tiles, K in 16-byte chunks (8 halves; the kernel
+// it can: 128×128 output tiles (128×256 in the bn256 variant, which the
+// caller picks only for N a multiple of 256), K in 16-byte chunks (8 halves; the kernel
 // zero-fills past K), unit column strides, and every row and batch start
 // 16-byte aligned (its 16-byte loads and fragment stores). Static strings:
 // checked on every f16 call.
@@ -122,16 +123,19 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
                                               : "the device has no cooperative matrices";
     }
     const bool coopmat = a.dtype == SY_DTYPE_F16 && misfit == nullptr;
-    const int64_t tile = 128;  // both kernels' output tile
+    const bool bn256 = coopmat && ctx.caps.coopmat_bn == 256 && n % 256 == 0;
+    const int64_t tile = 128;  // every kernel's tile height
+    const int64_t tile_n = bn256 ? 256 : 128;
     l.row_tiles = static_cast<uint32_t>((m + tile - 1) / tile);
-    const uint64_t gx = static_cast<uint64_t>((n + tile - 1) / tile);
+    const uint64_t gx = static_cast<uint64_t>((n + tile_n - 1) / tile_n);
     const uint64_t gy = static_cast<uint64_t>(l.row_tiles) * batch;
     if (gx > ctx.caps.max_group_count_x || gy > ctx.caps.max_group_count_y) {
       return OpError(op, "the output needs more workgroups than one dispatch "
                          "allows; split the batch");
     }
-    const std::string name =
-        coopmat ? std::string("matmul_coopmat_f16") : StrCat("matmul_", ShaderDtype(a.dtype));
+    const std::string name = bn256     ? std::string("matmul_coopmat_bn256_f16")
+                             : coopmat ? std::string("matmul_coopmat_f16")
+                                       : StrCat("matmul_", ShaderDtype(a.dtype));
     // Which kernel ran, at debug level (SWITCHYARD_LOG=debug): the f16
     // benchmark and tests/plugins/vulkan/matmul_test.cc check it.
     plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,

@@ -2,37 +2,43 @@
 // glslang predates GL_KHR_cooperative_matrix). Taken only on devices whose
 // VK_NV_cooperative_matrix lists 16×16×16 f16·f16+f32 at subgroup scope
 // with 32-wide subgroups, and only for shapes the host checked
-// (kernels/matmul.cc, CoopmatMisfit): M and N multiples of 128 (BM, BN), K
+// (kernels/matmul.cc, CoopmatMisfit): M a multiple of BM, N of BN, K
 // a multiple of 8, unit column strides, row and batch strides multiples of
 // 8 elements and addresses 16-byte aligned (every row start 16 bytes). The
 // layout and push constants are matmul.comp's.
 //
 // Note [Cooperative-matrix matmul] (docs/vulkan.md, "Cooperative matrices")
 //
-// A workgroup of 8 subgroups (256 invocations) computes a 128×128 output
-// tile, K in steps of BK = 32. The subgroups form a 2 (rows) × 4 (columns)
-// grid; each owns 64×32 of the tile as 4×2 f32 accumulators of 16×16.
+// A workgroup of 8 subgroups (256 invocations) computes a BM×BN output
+// tile, K in steps of BK: 128×128×32 (matmul_coopmat_f16, the default) or
+// 128×256×16 (matmul_coopmat_bn256_f16, SWITCHYARD_VULKAN_COOPMAT_BN=256,
+// N a multiple of 256), from -DSY_BN / -DSY_BK. The subgroups form a 2
+// (rows) × 4 (columns) grid; each owns 64×(BN/4) of the tile as 4×(BN/64)
+// f32 accumulators of 16×16.
 //
-// - Staging: per K step the workgroup copies A's 128×32 and B's 32×128
-//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 2 of
-//   A and 2 of B per invocation, 4 or 16 invocations per row, so a
-//   subgroup's loads are whole 64- or 256-byte row segments). Fragments are
-//   then loaded from shared memory (coopMatLoadNV on the uvec4 arrays:
-//   offsets and strides count 16-byte units), so each element of A is read
-//   from global memory once per workgroup instead of once per subgroup
-//   column (4×), B's once instead of twice.
+// - Staging: per K step the workgroup copies A's BM×BK and B's BK×BN
+//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 1–2 of
+//   A and 2 of B per invocation, consecutive invocations along a row, so a
+//   subgroup's loads are whole row segments). Fragments are then loaded
+//   from shared memory (coopMatLoadNV on the uvec4 arrays: offsets and
+//   strides count 16-byte units), so each element of A is read from
+//   global memory once per workgroup instead of once per subgroup column
+//   (4×), B's once instead of twice.
 // - Double buffering: two shared buffers. Step t's global loads (for tile
 //   t + 1) are issued into registers before step t's math and written to
 //   the other buffer after it, so their latency hides behind 16
 //   multiply-adds per subgroup; one barrier per step suffices (the buffer
 //   written in step t was last read in step t − 1, which ended in a
 //   barrier).
-// - Bank conflicts: rows are padded by 16 bytes (A: 32 + 8 halves, 80
-//   bytes; B: 128 + 8, 272 bytes). A fragment row is 32 bytes, and the 8
-//   rows that one 128-byte shared-memory wavefront serves then start in 8
-//   different 16-byte bank groups (80·r and 272·r mod 128 are distinct for
-//   r < 8). coopMatLoadNV takes a linear stride, so padding, not an XOR
-//   swizzle, is what fits.
+// - Bank conflicts: rows are padded by 16 bytes (A: BK + 8 halves, 80 or
+//   48 bytes; B: BN + 8, 272 or 528 bytes). A fragment row is 32 bytes, and
+//   the 8 rows that one 128-byte shared-memory wavefront serves then start
+//   in 8 different 16-byte bank groups (80·r, 48·r, 272·r and 528·r mod
+//   128 are distinct for r < 8). coopMatLoadNV takes a linear stride, so
+//   padding, not an XOR swizzle, is what fits.
+// - Shared memory: 2 × (BM·(BK + 8) + BK·(BN + 8)) halves: 37,888 bytes
+//   for 128×128×32, 29,184 for 128×256×16 (NVIDIA allows 48 KiB; 128×256
+//   with BK 32 would need 54 KiB).
 // - K tail: K need only be a multiple of 8 (one 16-byte chunk); chunks past
 //   K are zeros in shared memory, so the last step's extra products add 0.
 // - Addresses are 64-bit (base + byte offset), so batches past 2^32
@@ -50,16 +56,25 @@
 
 layout(local_size_x = 256) in;
 
-const uint BM = 128u, BN = 128u, BK = 32u;
-// Shared rows in 16-byte units: A 128 rows of (32 + 8) halves, B 32 rows
-// of (128 + 8) halves.
-const uint SA = (BK + 8u) / 8u;   // 5
-const uint SB = (BN + 8u) / 8u;   // 17
-const uint A_WORDS = BM * SA;     // one buffer, in uvec4
+#ifndef SY_BN
+#define SY_BN 128u
+#endif
+#ifndef SY_BK
+#define SY_BK 32u
+#endif
+const uint BM = 128u, BN = SY_BN, BK = SY_BK;
+const uint NF = BN / 64u;  // B fragments (accumulator columns) a subgroup
+// Shared rows in 16-byte units, padded by one.
+const uint SA = (BK + 8u) / 8u;
+const uint SB = (BN + 8u) / 8u;
+const uint A_WORDS = BM * SA;  // one buffer, in uvec4
 const uint B_WORDS = BK * SB;
+// 16-byte chunks a row, and the copies each invocation makes per step.
+const uint AC = BK / 8u, BC = BN / 8u;
+const uint A_PER = BM * AC / 256u, B_PER = BK * BC / 256u;
 
-shared uvec4 s_a[2u * A_WORDS];  // 20 KiB
-shared uvec4 s_b[2u * B_WORDS];  // 17 KiB
+shared uvec4 s_a[2u * A_WORDS];
+shared uvec4 s_b[2u * B_WORDS];
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer BufQ { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufH { float16_t v[]; };
@@ -103,40 +118,44 @@ void main() {
   uint tid = gl_LocalInvocationID.x;
   uint K = l.k;
 
-  // This invocation's copies: A rows ar and ar + 64, chunk ac (4 a row);
-  // B rows br and br + 16, chunk bc (16 a row).
-  uint ar = tid / 4u, ac = tid % 4u;
-  uint br = tid / 16u, bc = tid % 16u;
+  // This invocation's copies: A rows ar + (256 / AC)·q, chunk ac; B rows
+  // br + (256 / BC)·q, chunk bc.
+  uint ar = tid / AC, ac = tid % AC;
+  uint br = tid / BC, bc = tid % BC;
   uint64_t a_src = at(pc.a_addr, uint64_t(ab) + uint64_t(row0 + ar) * l.a_rs + 8u * ac);
-  uint64_t a_src_step = at(0ul, uint64_t(64u) * l.a_rs);
+  uint64_t a_src_step = at(0ul, uint64_t(256u / AC) * l.a_rs);
   uint64_t b_src = at(pc.b_addr, uint64_t(bb) + uint64_t(br) * l.b_rs + col0 + 8u * bc);
-  uint64_t b_src_step = at(0ul, uint64_t(16u) * l.b_rs);
+  uint64_t b_src_step = at(0ul, uint64_t(256u / BC) * l.b_rs);
   uint a_dst = ar * SA + ac, b_dst = br * SB + bc;
 
-  uvec4 ra0, ra1, rb0, rb1;
+  uvec4 ra[A_PER], rb[B_PER];
 #define SY_FETCH(k0)                                                         \
   {                                                                          \
     uint64_t ka = 2ul * uint64_t(k0), kb = 2ul * uint64_t(k0) * l.b_rs;     \
     bool aok = (k0) + 8u * ac < K;                                           \
-    ra0 = load16(a_src + ka, aok);                                           \
-    ra1 = load16(a_src + a_src_step + ka, aok);                              \
-    rb0 = load16(b_src + kb, (k0) + br < K);                                 \
-    rb1 = load16(b_src + b_src_step + kb, (k0) + br + 16u < K);              \
+    [[unroll]] for (uint q = 0u; q < A_PER; ++q) {                           \
+      ra[q] = load16(a_src + q * a_src_step + ka, aok);                      \
+    }                                                                        \
+    [[unroll]] for (uint q = 0u; q < B_PER; ++q) {                           \
+      rb[q] = load16(b_src + q * b_src_step + kb, (k0) + br + (256u / BC) * q < K); \
+    }                                                                        \
   }
 #define SY_STASH(buf)                                                        \
   {                                                                          \
-    s_a[(buf) * A_WORDS + a_dst] = ra0;                                      \
-    s_a[(buf) * A_WORDS + a_dst + 64u * SA] = ra1;                           \
-    s_b[(buf) * B_WORDS + b_dst] = rb0;                                      \
-    s_b[(buf) * B_WORDS + b_dst + 16u * SB] = rb1;                           \
+    [[unroll]] for (uint q = 0u; q < A_PER; ++q) {                           \
+      s_a[(buf) * A_WORDS + a_dst + (256u / AC) * q * SA] = ra[q];           \
+    }                                                                        \
+    [[unroll]] for (uint q = 0u; q < B_PER; ++q) {                           \
+      s_b[(buf) * B_WORDS + b_dst + (256u / BC) * q * SB] = rb[q];           \
+    }                                                                        \
   }
 
-  // Subgroup (wm, wn) of the 2×4 grid: rows 64·wm, columns 32·wn.
+  // Subgroup (wm, wn) of the 2×4 grid: rows 64·wm, columns (BN / 4)·wn.
   uint sg = gl_SubgroupID;
   uint wm = sg / 4u, wn = sg % 4u;
-  ACC acc[4][2];
+  ACC acc[4][NF];
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    [[unroll]] for (uint j = 0u; j < 2u; ++j) acc[i][j] = ACC(0.0);
+    [[unroll]] for (uint j = 0u; j < NF; ++j) acc[i][j] = ACC(0.0);
   }
 
   uint steps = (K + BK - 1u) / BK;
@@ -149,17 +168,17 @@ void main() {
     if (more) SY_FETCH((t + 1u) * BK);
     [[unroll]] for (uint kk = 0u; kk < BK / 16u; ++kk) {
       FRAG fa[4];
-      FRAG fb[2];
+      FRAG fb[NF];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
         coopMatLoadNV(fa[i], s_a, cur * A_WORDS + (64u * wm + 16u * i) * SA + 2u * kk, SA,
                       false);
       }
-      [[unroll]] for (uint j = 0u; j < 2u; ++j) {
-        coopMatLoadNV(fb[j], s_b, cur * B_WORDS + 16u * kk * SB + (32u * wn + 16u * j) / 8u,
+      [[unroll]] for (uint j = 0u; j < NF; ++j) {
+        coopMatLoadNV(fb[j], s_b, cur * B_WORDS + 16u * kk * SB + (BN / 4u * wn + 16u * j) / 8u,
                       SB, false);
       }
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-        [[unroll]] for (uint j = 0u; j < 2u; ++j) {
+        [[unroll]] for (uint j = 0u; j < NF; ++j) {
           acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
         }
       }
@@ -169,9 +188,9 @@ void main() {
   }
 
   uint64_t o_base =
-      at(pc.out_addr, uint64_t(ob) + uint64_t(row0 + 64u * wm) * l.o_rs + col0 + 32u * wn);
+      at(pc.out_addr, uint64_t(ob) + uint64_t(row0 + 64u * wm) * l.o_rs + col0 + BN / 4u * wn);
   [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-    [[unroll]] for (uint j = 0u; j < 2u; ++j) {
+    [[unroll]] for (uint j = 0u; j < NF; ++j) {
       FRAG h = FRAG(acc[i][j]);
       coopMatStoreNV(h, BufH(o_base).v, 16u * i * l.o_rs + 16u * j, l.o_rs, false);
     }

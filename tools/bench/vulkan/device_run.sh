@@ -74,6 +74,9 @@ for step in "$@"; do
       grep -ho "f16 matmul on cooperative matrices" "$OUT/vulkan_plugin_test.log" | head -1
       run $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' 2>&1 \
         | tee "$OUT/vulkan_matmul_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
+      # The same with the 128×256×16 variant (matmul_coopmat_bn256_f16).
+      run env SWITCHYARD_VULKAN_COOPMAT_BN=256 $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' \
+        2>&1 | tee "$OUT/vulkan_matmul_test_bn256.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
       run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
         2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40
       run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
@@ -128,7 +131,11 @@ for step in "$@"; do
         | tee "$OUT/bench_vulkan_matmul_kernel.txt" | grep -o 'vulkan plugin: matmul on .*' \
         | sort | uniq -c
       grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_kernel.txt"
-      # The tiled kernel on the same problem, for comparison.
+      # The 128×256×16 variant, then the tiled kernel, on the same problem.
+      run env SWITCHYARD_VULKAN_COOPMAT_BN=256 SWITCHYARD_LOG=debug $BIN/bench_vulkan \
+        --benchmark_filter='BM_Matmul/f16' 2>&1 | tee "$OUT/bench_vulkan_matmul_bn256.txt" \
+        | grep -o 'vulkan plugin: matmul on .*' | sort | uniq -c
+      grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_bn256.txt"
       run env SWITCHYARD_VULKAN_COOPMAT=0 $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' \
         2>&1 | tee "$OUT/bench_vulkan_matmul_tiled.txt" | grep -E 'BM_Matmul/f16'
       # The norm rows with the opt-in subgroup reductions instead of the
