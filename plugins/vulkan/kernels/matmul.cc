@@ -29,10 +29,10 @@ struct MatmulPush {
 
 // Why shaders/matmul_coopmat.comp cannot take the problem, or nullptr when
 // it can: 128×128 output tiles (128×256 in the bn256 variant, which the
-// caller picks only for N a multiple of 256), K in 16-byte chunks (8 halves; the kernel
-// zero-fills past K), unit column strides, and every row and batch start
-// 16-byte aligned (its 16-byte loads and fragment stores). Static strings:
-// checked on every f16 call.
+// caller picks only for N a multiple of 256), K in 16-byte chunks (8
+// halves; the kernel zero-fills past K), unit column strides, and every
+// row and batch start 16-byte aligned (its 16-byte loads and fragment
+// stores). Static strings: checked on every f16 call.
 const char* CoopmatMisfit(const MatmulLayout& l, const sy_tensor_view_t& a,
                           const sy_tensor_view_t& b, const sy_tensor_view_t& out) {
   if (a.ndim < 2 || b.ndim < 2) return "an operand is a vector";

@@ -206,7 +206,8 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   if (v4) {
     [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
       if (4u * (tid + SY_WG * q) < n) {
-        BufV4(oa).v[tid + SY_WG * q] = vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
+        BufV4(oa).v[tid + SY_WG * q] =
+            vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
       }
     }
     return;
