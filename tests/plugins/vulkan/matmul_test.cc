@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -122,6 +123,7 @@ void CheckF16(const Shape& s, const std::string& kernel, const std::string& why 
   CheckMatmul<Half>(SY_DTYPE_F16, s, 2e-3);
   const std::vector<std::string> got = lines.Take();
   ASSERT_EQ(got.size(), 1u) << "batch " << s.batch << ", " << s.m << "×" << s.k << "×" << s.n;
+  std::printf("%s\n", got[0].c_str());  // device_run.sh shows which kernel ran
   EXPECT_NE(got[0].find(": " + kernel), std::string::npos) << got[0];
   EXPECT_NE(got[0].find(why), std::string::npos) << got[0];
 }
