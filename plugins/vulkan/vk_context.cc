@@ -52,21 +52,31 @@ bool HasExtension(const InstanceFns& ifn, VkPhysicalDevice physical,
   return false;
 }
 
-// Whether VK_NV_cooperative_matrix offers what shaders/matmul_coopmat.comp
-// uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
-// SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
-// tiled kernel).
+// An environment variable; secure_getenv where there is one (a setuid
+// process ignores the caller's settings).
+const char* Env(const char* name) {
+#if defined(__GLIBC__)
+  return secure_getenv(name);
+#else
+  return std::getenv(name);
+#endif
+}
+
+// Whether f32 softmax rows may take 512-wide workgroups (Caps::wide_rows).
+bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
+  const char* env = Env("SWITCHYARD_VULKAN_WIDE_ROWS");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
+  return limits.maxComputeWorkGroupSize[0] >= 512 &&
+         limits.maxComputeWorkGroupInvocations >= 512;
+}
+
 // Whether the row kernels may reduce with subgroup arithmetic: compute
 // stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup,
 // and asked for with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1. Off by default:
 // on NVIDIA's driver (580, H100) softmax of short rows gave NaN with it and
 // rms_norm ran slower (docs/vulkan.md, "Ten barriers per reduction").
 bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
-#endif
+  const char* env = Env("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
   if (env == nullptr || std::strcmp(env, "1") != 0) return false;
   constexpr VkSubgroupFeatureFlags kNeed =
       VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
@@ -74,12 +84,12 @@ bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
          (p.subgroupSupportedOperations & kNeed) == kNeed && p.subgroupSize >= 4;
 }
 
+// Whether VK_NV_cooperative_matrix offers what shaders/matmul_coopmat.comp
+// uses: 16×16×16, f16·f16 + f32, subgroup scope, on 32-wide subgroups.
+// SWITCHYARD_VULKAN_COOPMAT=0 turns the path off (to compare against the
+// tiled kernel).
 bool HasCoopmatShape(VkPhysicalDevice physical) {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_COOPMAT");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_COOPMAT");
-#endif
+  const char* env = Env("SWITCHYARD_VULKAN_COOPMAT");
   if (env != nullptr && std::strcmp(env, "0") == 0) return false;
   auto query = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       State().loader.vkGetInstanceProcAddr(
@@ -220,6 +230,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
       ctx->caps.timestamp_bits > 0 ? pr.limits.timestampPeriod : 0.0;
   ctx->caps.subgroup_size = std::max(1u, props11.subgroupSize);
   ctx->caps.subgroup_reduce = HasSubgroupReduce(props11);
+  ctx->caps.wide_rows = HasWideRows(pr.limits);
   ctx->caps.max_shared_memory = pr.limits.maxComputeSharedMemorySize;
   ctx->caps.max_group_count_x = pr.limits.maxComputeWorkGroupCount[0];
   ctx->caps.max_group_count_y = pr.limits.maxComputeWorkGroupCount[1];
@@ -254,8 +265,13 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   caps.storage8 = f12.storageBuffer8BitAccess && f12.shaderInt8;
   caps.int64 = features.features.shaderInt64;
   caps.float64 = features.features.shaderFloat64;
+  // The kernel's SPIR-V declares the Vulkan memory model (glslang emits it
+  // for coopMatLoadNV's coherent operand), so the feature is required and
+  // enabled with the extension; its two shared buffers take 37,888 bytes.
   caps.nv_cooperative_matrix = has_coop && fcoop.cooperativeMatrix &&
                                caps.float16 && caps.subgroup_size == 32 &&
+                               f12.vulkanMemoryModel &&
+                               caps.max_shared_memory >= 37888 &&
                                HasCoopmatShape(physical);
   // Enable exactly what Caps reports (plus the required three).
   VkPhysicalDeviceVulkan12Features e12{
@@ -267,6 +283,9 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   e12.shaderInt8 = caps.storage8;
   e12.storageBuffer8BitAccess = caps.storage8;
   e12.scalarBlockLayout = f12.scalarBlockLayout;
+  e12.vulkanMemoryModel = caps.nv_cooperative_matrix;
+  const char* bn = Env("SWITCHYARD_VULKAN_COOPMAT_BN");
+  caps.coopmat_bn = bn != nullptr && std::strcmp(bn, "256") == 0 ? 256 : 128;
   VkPhysicalDeviceVulkan11Features e11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   e11.storageBuffer16BitAccess = caps.storage16;

@@ -52,11 +52,21 @@ struct Caps {
   bool int64 = false;      // shaderInt64: i64 tensors
   bool float64 = false;    // shaderFloat64: accurate transcendentals
   bool nv_cooperative_matrix = false;  // VK_NV_cooperative_matrix, f16
+  // The cooperative-matrix kernel's tile width: 128 (matmul_coopmat_f16),
+  // or 256 (matmul_coopmat_bn256_f16, for N a multiple of 256) with
+  // SWITCHYARD_VULKAN_COOPMAT_BN=256, to compare on a GPU.
+  uint32_t coopmat_bn = 128;
   uint32_t subgroup_size = 1;
   // Subgroup add/max/or in compute shaders, subgroups of at least 4: the
   // row kernels reduce with them (norm_sg_*, shaders/norm.comp) when
   // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 asks for it (off by default).
   bool subgroup_reduce = false;
+  // 512-invocation workgroups (maxComputeWorkGroupSize[0] and
+  // maxComputeWorkGroupInvocations ≥ 512; Vulkan guarantees 128): f32
+  // softmax and log_softmax rows longer than 4096 run norm_w512_f32
+  // (shaders/norm.comp, SY_WG 512). SWITCHYARD_VULKAN_WIDE_ROWS=0 turns it
+  // off, to compare against the 256-wide kernel.
+  bool wide_rows = false;
   uint32_t max_shared_memory = 16384;
   uint32_t max_group_count_x = 65535;
   uint32_t max_group_count_y = 65535;

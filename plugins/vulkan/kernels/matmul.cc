@@ -2,7 +2,7 @@
 // column, batch dims broadcast (stride 0 where an operand has none or a
 // 1). f32 and f16 (accumulating in float). A cooperative-matrix variant
 // path (shaders/matmul_coopmat.comp, VK_NV_cooperative_matrix) serves f16
-// where the device has it and the shape fits (CoopmatFits); everything
+// where the device has it and the shape fits (CoopmatMisfit); everything
 // else takes the tiled kernel. docs/vulkan.md, "Cooperative matrices".
 #include <algorithm>
 
@@ -27,21 +27,30 @@ struct MatmulPush {
   uint64_t out = 0, a = 0, b = 0, layout = 0;
 };
 
-// Whether shaders/matmul_coopmat.comp can take the problem: 128×128
-// output tiles, K in steps of 16, unit column strides, and every row start
-// 16-byte aligned (fragment loads and stores).
-bool CoopmatFits(const MatmulLayout& l, const sy_tensor_view_t& a,
-                 const sy_tensor_view_t& b, const sy_tensor_view_t& out) {
-  if (a.ndim < 2 || b.ndim < 2) return false;
-  if (l.m % 128 != 0 || l.n % 128 != 0 || l.k % 16 != 0) return false;
-  if (l.a_cs != 1 || l.b_cs != 1 || l.o_cs != 1) return false;
-  if (l.a_rs % 8 != 0 || l.b_rs % 8 != 0 || l.o_rs % 8 != 0) return false;
+// Why shaders/matmul_coopmat.comp cannot take the problem, or nullptr when
+// it can: 128×128 output tiles (128×256 in the bn256 variant, which the
+// caller picks only for N a multiple of 256), K in 16-byte chunks (8
+// halves; the kernel zero-fills past K), unit column strides, and every
+// row and batch start 16-byte aligned (its 16-byte loads and fragment
+// stores). Static strings: checked on every f16 call.
+const char* CoopmatMisfit(const MatmulLayout& l, const sy_tensor_view_t& a,
+                          const sy_tensor_view_t& b, const sy_tensor_view_t& out) {
+  if (a.ndim < 2 || b.ndim < 2) return "an operand is a vector";
+  if (l.m % 128 != 0 || l.n % 128 != 0) return "M or N is not a multiple of 128";
+  if (l.k % 8 != 0) return "K is not a multiple of 8";
+  if (l.a_cs != 1 || l.b_cs != 1 || l.o_cs != 1) return "a column stride is not 1";
+  if (l.a_rs % 8 != 0 || l.b_rs % 8 != 0 || l.o_rs % 8 != 0) {
+    return "a row stride is not a multiple of 8";
+  }
   for (uint32_t d = 0; d < l.batch_ndim; ++d) {
     for (int k = 0; k < 3; ++k) {
-      if (l.batch_stride[k][d] % 8 != 0) return false;
+      if (l.batch_stride[k][d] % 8 != 0) return "a batch stride is not a multiple of 8";
     }
   }
-  return Address(a) % 16 == 0 && Address(b) % 16 == 0 && Address(out) % 16 == 0;
+  if (Address(a) % 16 != 0 || Address(b) % 16 != 0 || Address(out) % 16 != 0) {
+    return "an operand is not 16-byte aligned";
+  }
+  return nullptr;
 }
 
 sy_error_t* Matmul(const sy_kernel_call_t* call) {
@@ -108,20 +117,34 @@ sy_error_t* Matmul(const sy_kernel_call_t* call) {
     l.batch = static_cast<uint32_t>(batch);
     l.batch_ndim = static_cast<uint32_t>(batch_nd);
     Context& ctx = stream->ctx();
-    const bool coopmat = a.dtype == SY_DTYPE_F16 &&
-                         ctx.caps.nv_cooperative_matrix && CoopmatFits(l, a, b, out);
-    const int64_t tile = 128;  // both kernels' output tile
+    const char* misfit = nullptr;
+    if (a.dtype == SY_DTYPE_F16) {
+      misfit = ctx.caps.nv_cooperative_matrix ? CoopmatMisfit(l, a, b, out)
+                                              : "the device has no cooperative matrices";
+    }
+    const bool coopmat = a.dtype == SY_DTYPE_F16 && misfit == nullptr;
+    const bool bn256 = coopmat && ctx.caps.coopmat_bn == 256 && n % 256 == 0;
+    const int64_t tile = 128;  // every kernel's tile height
+    const int64_t tile_n = bn256 ? 256 : 128;
     l.row_tiles = static_cast<uint32_t>((m + tile - 1) / tile);
-    const uint64_t gx = static_cast<uint64_t>((n + tile - 1) / tile);
+    const uint64_t gx = static_cast<uint64_t>((n + tile_n - 1) / tile_n);
     const uint64_t gy = static_cast<uint64_t>(l.row_tiles) * batch;
     if (gx > ctx.caps.max_group_count_x || gy > ctx.caps.max_group_count_y) {
       return OpError(op, "the output needs more workgroups than one dispatch "
                          "allows; split the batch");
     }
+    const std::string name = bn256     ? std::string("matmul_coopmat_bn256_f16")
+                             : coopmat ? std::string("matmul_coopmat_f16")
+                                       : StrCat("matmul_", ShaderDtype(a.dtype));
+    // Which kernel ran, at debug level (SWITCHYARD_LOG=debug): the f16
+    // benchmark and tests/plugins/vulkan/matmul_test.cc check it.
+    plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
+                StrCat("vulkan plugin: matmul on ", ctx.label, ": ", name, " for ", batch,
+                       "×", m, "×", k, "×", n,
+                       misfit != nullptr ? StrCat(" (not cooperative: ", misfit, ")")
+                                         : std::string()));
     const ShaderCode* shader = nullptr;
-    SY_PLUGIN_RETURN_IF_ERROR(Shader(
-        op, coopmat ? std::string("matmul_coopmat_f16") : StrCat("matmul_", ShaderDtype(a.dtype)),
-        &shader));
+    SY_PLUGIN_RETURN_IF_ERROR(Shader(op, name, &shader));
     std::string why;
     VkPipeline pipeline = ctx.Pipeline(*shader, {}, &why);
     if (pipeline == VK_NULL_HANDLE) return DeviceError(op, why);

@@ -10,9 +10,17 @@ namespace {
 using ::sy::plugin::StrCat;
 
 // The norm shader variant for the stream's device: subgroup reductions
-// where it has them (Caps::subgroup_reduce), else the shared-memory tree.
-std::string NormShader(const Stream& stream, sy_dtype_t dtype) {
-  return StrCat(stream.ctx().caps.subgroup_reduce ? "norm_sg_" : "norm_", ShaderDtype(dtype));
+// where it has them (Caps::subgroup_reduce), else the shared-memory
+// reduction; `wide_row` (f32 softmax and log_softmax rows longer than
+// 4096) takes 512 invocations a row where the device allows
+// (Caps::wide_rows): 16 cached values per invocation instead of 32, so
+// twice the resident invocations hide each row's reductions, as the cuda
+// plugin's 512-thread blocks for 8192-wide rows do (sdk/gpu/norm.cu).
+std::string NormShader(const Stream& stream, sy_dtype_t dtype, bool wide_row = false) {
+  const Caps& caps = stream.ctx().caps;
+  if (caps.subgroup_reduce) return StrCat("norm_sg_", ShaderDtype(dtype));
+  if (wide_row && caps.wide_rows && dtype == SY_DTYPE_F32) return "norm_w512_f32";
+  return StrCat("norm_", ShaderDtype(dtype));
 }
 
 template <bool kLog>
@@ -39,8 +47,8 @@ sy_error_t* Softmax(const sy_kernel_call_t* call) {
     push.out = Address(out);
     push.in[0] = Address(x);
     const uint32_t spec[] = {kLog ? 1u : 0u, 0u, 0u};
-    return RunRows(*stream, op, NormShader(*stream, x.dtype), spec, push,
-                   layout);
+    return RunRows(*stream, op, NormShader(*stream, x.dtype, layout.row_size > 4096), spec,
+                   push, layout);
   });
 }
 

@@ -2,24 +2,81 @@
 // glslang predates GL_KHR_cooperative_matrix). Taken only on devices whose
 // VK_NV_cooperative_matrix lists 16×16×16 f16·f16+f32 at subgroup scope
 // with 32-wide subgroups, and only for shapes the host checked
-// (kernels/matmul.cc, CoopmatFits): M and N multiples of 128, K of 16,
-// unit column strides, row strides and addresses 16-byte aligned.
+// (kernels/matmul.cc, CoopmatMisfit): M a multiple of BM, N of BN, K
+// a multiple of 8, unit column strides, row and batch strides multiples of
+// 8 elements and addresses 16-byte aligned (every row start 16 bytes). The
+// layout and push constants are matmul.comp's.
 //
-// A workgroup of four subgroups computes a 128×128 output tile; each
-// subgroup a 64×64 quarter as 4×4 accumulators of 16×16 (f32), loading
-// its A and B fragments straight from global memory (L1 serves the reuse).
-// The layout and push constants are matmul.comp's.
+// Note [Cooperative-matrix matmul] (docs/vulkan.md, "Cooperative matrices")
+//
+// A workgroup of 8 subgroups (256 invocations) computes a BM×BN output
+// tile, K in steps of BK: 128×128×32 (matmul_coopmat_f16, the default) or
+// 128×256×16 (matmul_coopmat_bn256_f16, SWITCHYARD_VULKAN_COOPMAT_BN=256,
+// N a multiple of 256), from -DSY_BN / -DSY_BK. The subgroups form a 2
+// (rows) × 4 (columns) grid; each owns 64×(BN/4) of the tile as 4×(BN/64)
+// f32 accumulators of 16×16.
+//
+// - Staging: per K step the workgroup copies A's BM×BK and B's BK×BN
+//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 1–2 of
+//   A and 2 of B per invocation, consecutive invocations along a row, so a
+//   subgroup's loads are whole row segments). Fragments are then loaded
+//   from shared memory (coopMatLoadNV on the uvec4 arrays: offsets and
+//   strides count 16-byte units), so each element of A is read from
+//   global memory once per workgroup instead of once per subgroup column
+//   (4×), B's once instead of twice.
+// - Double buffering: two shared buffers. Step t's global loads (for tile
+//   t + 1) are issued into registers before step t's math and written to
+//   the other buffer after it, so their latency hides behind 16
+//   multiply-adds per subgroup; one barrier per step suffices (the buffer
+//   written in step t was last read in step t − 1, which ended in a
+//   barrier).
+// - Bank conflicts: rows are padded by 16 bytes (A: BK + 8 halves, 80 or
+//   48 bytes; B: BN + 8, 272 or 528 bytes). A fragment row is 32 bytes, and
+//   the 8 rows that one 128-byte shared-memory wavefront serves then start
+//   in 8 different 16-byte bank groups (80·r, 48·r, 272·r and 528·r mod
+//   128 are distinct for r < 8). coopMatLoadNV takes a linear stride, so
+//   padding, not an XOR swizzle, is what fits.
+// - Shared memory: 2 × (BM·(BK + 8) + BK·(BN + 8)) halves: 37,888 bytes
+//   for 128×128×32, 29,184 for 128×256×16 (NVIDIA allows 48 KiB; 128×256
+//   with BK 32 would need 54 KiB).
+// - K tail: K need only be a multiple of 8 (one 16-byte chunk); chunks past
+//   K are zeros in shared memory, so the last step's extra products add 0.
+// - Addresses are 64-bit (base + byte offset), so batches past 2^32
+//   elements in all are reached; a stride itself is 32-bit, as in the
+//   tiled kernel.
 #version 450
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_control_flow_attributes : require
 #define DT0 2
 #define DTO 2
 #include "common.glsl"
 
-layout(local_size_x = 128) in;
+layout(local_size_x = 256) in;
 
+#ifndef SY_BN
+#define SY_BN 128u
+#endif
+#ifndef SY_BK
+#define SY_BK 32u
+#endif
+const uint BM = 128u, BN = SY_BN, BK = SY_BK;
+const uint NF = BN / 64u;  // B fragments (accumulator columns) a subgroup
+// Shared rows in 16-byte units, padded by one.
+const uint SA = (BK + 8u) / 8u;
+const uint SB = (BN + 8u) / 8u;
+const uint A_WORDS = BM * SA;  // one buffer, in uvec4
+const uint B_WORDS = BK * SB;
+// 16-byte chunks a row, and the copies each invocation makes per step.
+const uint AC = BK / 8u, BC = BN / 8u;
+const uint A_PER = BM * AC / 256u, B_PER = BK * BC / 256u;
+
+shared uvec4 s_a[2u * A_WORDS];
+shared uvec4 s_b[2u * B_WORDS];
+
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer BufQ { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufH { float16_t v[]; };
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer MatmulLayout {
@@ -40,6 +97,11 @@ layout(push_constant, std430) uniform Push {
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define FRAG fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
 
+// Byte address of element `e` (in halves) past `base`.
+uint64_t at(uint64_t base, uint64_t e) { return base + 2ul * e; }
+
+uvec4 load16(uint64_t addr, bool ok) { return ok ? BufQ(addr).v[0] : uvec4(0u); }
+
 void main() {
   MatmulLayout l = MatmulLayout(pc.layout_addr);
   uint batch = gl_WorkGroupID.y / l.row_tiles;
@@ -52,32 +114,85 @@ void main() {
     ab += idx * l.batch_stride[1][d];
     bb += idx * l.batch_stride[2][d];
   }
-  uint sg = gl_SubgroupID;  // 0..3
-  uint row0 = tile_m * 128u + (sg / 2u) * 64u;
-  uint col0 = gl_WorkGroupID.x * 128u + (sg % 2u) * 64u;
-  ACC acc[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = ACC(0.0);
-  for (uint k0 = 0u; k0 < l.k; k0 += 16u) {
-    FRAG a[4];
-    FRAG b[4];
-    for (int i = 0; i < 4; ++i) {
-      coopMatLoadNV(a[i], BufH(pc.a_addr).v, ab + (row0 + 16u * uint(i)) * l.a_rs + k0,
-                    l.a_rs, false);
-    }
-    for (int j = 0; j < 4; ++j) {
-      coopMatLoadNV(b[j], BufH(pc.b_addr).v, bb + k0 * l.b_rs + col0 + 16u * uint(j),
-                    l.b_rs, false);
-    }
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+  uint row0 = tile_m * BM, col0 = gl_WorkGroupID.x * BN;
+  uint tid = gl_LocalInvocationID.x;
+  uint K = l.k;
+
+  // This invocation's copies: A rows ar + (256 / AC)·q, chunk ac; B rows
+  // br + (256 / BC)·q, chunk bc.
+  uint ar = tid / AC, ac = tid % AC;
+  uint br = tid / BC, bc = tid % BC;
+  uint64_t a_src = at(pc.a_addr, uint64_t(ab) + uint64_t(row0 + ar) * l.a_rs + 8u * ac);
+  uint64_t a_src_step = at(0ul, uint64_t(256u / AC) * l.a_rs);
+  uint64_t b_src = at(pc.b_addr, uint64_t(bb) + uint64_t(br) * l.b_rs + col0 + 8u * bc);
+  uint64_t b_src_step = at(0ul, uint64_t(256u / BC) * l.b_rs);
+  uint a_dst = ar * SA + ac, b_dst = br * SB + bc;
+
+  uvec4 ra[A_PER], rb[B_PER];
+#define SY_FETCH(k0)                                                         \
+  {                                                                          \
+    uint64_t ka = 2ul * uint64_t(k0), kb = 2ul * uint64_t(k0) * l.b_rs;     \
+    bool aok = (k0) + 8u * ac < K;                                           \
+    [[unroll]] for (uint q = 0u; q < A_PER; ++q) {                           \
+      ra[q] = load16(a_src + q * a_src_step + ka, aok);                      \
+    }                                                                        \
+    [[unroll]] for (uint q = 0u; q < B_PER; ++q) {                           \
+      rb[q] = load16(b_src + q * b_src_step + kb, (k0) + br + (256u / BC) * q < K); \
+    }                                                                        \
   }
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) {
+#define SY_STASH(buf)                                                        \
+  {                                                                          \
+    [[unroll]] for (uint q = 0u; q < A_PER; ++q) {                           \
+      s_a[(buf) * A_WORDS + a_dst + (256u / AC) * q * SA] = ra[q];           \
+    }                                                                        \
+    [[unroll]] for (uint q = 0u; q < B_PER; ++q) {                           \
+      s_b[(buf) * B_WORDS + b_dst + (256u / BC) * q * SB] = rb[q];           \
+    }                                                                        \
+  }
+
+  // Subgroup (wm, wn) of the 2×4 grid: rows 64·wm, columns (BN / 4)·wn.
+  uint sg = gl_SubgroupID;
+  uint wm = sg / 4u, wn = sg % 4u;
+  ACC acc[4][NF];
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    [[unroll]] for (uint j = 0u; j < NF; ++j) acc[i][j] = ACC(0.0);
+  }
+
+  uint steps = (K + BK - 1u) / BK;
+  SY_FETCH(0u);
+  SY_STASH(0u);
+  barrier();
+  for (uint t = 0u; t < steps; ++t) {
+    uint cur = t & 1u;
+    bool more = t + 1u < steps;
+    if (more) SY_FETCH((t + 1u) * BK);
+    [[unroll]] for (uint kk = 0u; kk < BK / 16u; ++kk) {
+      FRAG fa[4];
+      FRAG fb[NF];
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        coopMatLoadNV(fa[i], s_a, cur * A_WORDS + (64u * wm + 16u * i) * SA + 2u * kk, SA,
+                      false);
+      }
+      [[unroll]] for (uint j = 0u; j < NF; ++j) {
+        coopMatLoadNV(fb[j], s_b, cur * B_WORDS + 16u * kk * SB + (BN / 4u * wn + 16u * j) / 8u,
+                      SB, false);
+      }
+      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+        [[unroll]] for (uint j = 0u; j < NF; ++j) {
+          acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+        }
+      }
+    }
+    if (more) SY_STASH(cur ^ 1u);
+    barrier();
+  }
+
+  uint64_t o_base =
+      at(pc.out_addr, uint64_t(ob) + uint64_t(row0 + 64u * wm) * l.o_rs + col0 + BN / 4u * wn);
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    [[unroll]] for (uint j = 0u; j < NF; ++j) {
       FRAG h = FRAG(acc[i][j]);
-      coopMatStoreNV(h, BufH(pc.out_addr).v,
-                     ob + (row0 + 16u * uint(i)) * l.o_rs + col0 + 16u * uint(j), l.o_rs,
-                     false);
+      coopMatStoreNV(h, BufH(o_base).v, 16u * i * l.o_rs + 16u * j, l.o_rs, false);
     }
   }
 }

@@ -2,8 +2,10 @@
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
 // in f32 (math_f32.glsl), sums in float through subgroup operations
-// (SY_SUBGROUP, where the device has them) or a shared-memory tree: nothing
-// here needs shaderFloat64.
+// (SY_SUBGROUP, opt-in) or a two-level shared-memory reduction: nothing
+// here needs shaderFloat64. SY_WG invocations a row (rows.glsl): 256, or
+// 512 in norm_w512_f32 (f32 softmax rows longer than 4096), each caching
+// 8192 / SY_WG values of a row.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #if SY_SUBGROUP
@@ -19,14 +21,21 @@ layout(constant_id = 0) const int OP = 0;
 layout(constant_id = 1) const bool HAS_W = false;
 layout(constant_id = 2) const bool HAS_B = false;
 
+float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v); }
+
+// block_reduce(v, take_max, slot): the workgroup's sum (or NaN-keeping max)
+// of one value per invocation, the same in every invocation. A row calls
+// it at most twice, with slot 0 and then 1: each slot has its own shared
+// arrays, so no barrier has to wait for the previous reduction's reads.
 #if SY_SUBGROUP
-// One value per subgroup (at least 4 wide, so at most 64 of them).
-shared float s_red[64];
+// One value per subgroup (at least 4 wide, so at most SY_WG / 4 of them).
+shared float s_red[2][SY_WG / 4u];
 
 // Subgroup add/max, then every invocation combines the subgroups' results
-// in the same order: 2 barriers where the tree below takes 10. max keeps
-// NaN (subgroupMax need not), through an OR of NaN flags.
-float block_reduce(float v, bool take_max) {
+// in the same order: 1 barrier. max keeps NaN (subgroupMax need not),
+// through an OR of NaN flags. Opt-in (docs/vulkan.md, "Memory-bound
+// kernels").
+float block_reduce(float v, bool take_max, uint slot) {
   float r;
   if (take_max) {
     bool any_nan = subgroupOr(is_nan_f(v) ? 1u : 0u) != 0u;
@@ -34,33 +43,45 @@ float block_reduce(float v, bool take_max) {
   } else {
     r = subgroupAdd(v);
   }
-  barrier();  // the previous reduction's reads of s_red are done
-  if (subgroupElect()) s_red[gl_SubgroupID] = r;
+  if (subgroupElect()) s_red[slot][gl_SubgroupID] = r;
   barrier();
-  float t = s_red[0];
+  float t = s_red[slot][0];
   for (uint i = 1u; i < gl_NumSubgroups; ++i) {
-    float b = s_red[i];
-    t = take_max ? ((is_nan_f(t) || is_nan_f(b)) ? t + b : max(t, b)) : t + b;
+    float b = s_red[slot][i];
+    t = take_max ? nan_max(t, b) : t + b;
   }
   return t;
 }
 #else
-shared float s_red[256];
+// SY_WG / 16 partials of 16 values each.
+#define SY_PARTS (SY_WG / 16u)
+shared float s_red[2][SY_WG];
+shared float s_part[2][SY_PARTS];
 
-// Tree reduction of one value per invocation; max when `take_max`.
-float block_reduce(float v, bool take_max) {
+// Two levels, 2 barriers (the binary tree this replaces took 10, in the
+// row's critical path between its loads and its stores): invocations
+// t < SY_PARTS each fold the 16 values t, t + SY_PARTS, … (neighbouring
+// words per load, no bank conflict), then every invocation folds those
+// partials in order (one broadcast word per load).
+float block_reduce(float v, bool take_max, uint slot) {
   uint tid = gl_LocalInvocationID.x;
+  s_red[slot][tid] = v;
   barrier();
-  s_red[tid] = v;
-  barrier();
-  for (uint s = 128u; s > 0u; s >>= 1u) {
-    if (tid < s) {
-      float a = s_red[tid], b = s_red[tid + s];
-      s_red[tid] = take_max ? ((a != a || b != b) ? a + b : max(a, b)) : a + b;
+  if (tid < SY_PARTS) {
+    float t = s_red[slot][tid];
+    [[unroll]] for (uint i = 1u; i < 16u; ++i) {
+      float b = s_red[slot][tid + SY_PARTS * i];
+      t = take_max ? nan_max(t, b) : t + b;
     }
-    barrier();
+    s_part[slot][tid] = t;
   }
-  return s_red[0];
+  barrier();
+  float t = s_part[slot][0];
+  [[unroll]] for (uint i = 1u; i < SY_PARTS; ++i) {
+    float b = s_part[slot][i];
+    t = take_max ? nan_max(t, b) : t + b;
+  }
+  return t;
 }
 #endif
 
@@ -68,7 +89,7 @@ float load_x(RowLayout l, uint base, uint r) {
   return float(LD0(pc.in_addr[0], base + row_offset(l, r, 1)));
 }
 
-// Rows of at most 256·SY_ROW_CACHE elements over one inner dim (the usual
+// Rows of at most SY_WG·SY_ROW_CACHE = 8192 elements over one inner dim (the usual
 // case: the last dim) are read from memory once, into registers, and
 // every pass runs over those: softmax reads x once instead of three times
 // and computes each exp once, the norms read x once instead of two or
@@ -76,9 +97,9 @@ float load_x(RowLayout l, uint base, uint r) {
 // the cache is unrolled ([[unroll]]): an array indexed by a loop counter
 // the compiler did not unroll lives in local memory, not registers.
 //
-// Slot j of invocation tid holds row element slot_col(j): tid + 256j, or,
+// Slot j of invocation tid holds row element slot_col(j): tid + SY_WG·j, or,
 // for softmax and log_softmax rows of f32 that are contiguous, a multiple
-// of 4 long and 16-byte aligned (x and the output), 4(tid + 256⌊j/4⌋) +
+// of 4 long and 16-byte aligned (x and the output), 4(tid + SY_WG·⌊j/4⌋) +
 // j mod 4, so that each invocation loads and stores 16 bytes at a time
 // (vec4, as the CUDA plugin's float4). The norms keep the scalar layout: on
 // the H100 vec4 made 8192² softmax 1.6× faster (0.371 → 0.235 ms) but
@@ -86,7 +107,7 @@ float load_x(RowLayout l, uint base, uint r) {
 // (slot_col(j) < n: the same for a whole warp but in the row's last
 // block). Padding softmax's slots with −inf instead, to drop the test,
 // made softmax 1.6× slower on lavapipe.
-#define SY_ROW_CACHE 32u
+#define SY_ROW_CACHE (8192u / SY_WG)
 #if DT0 == DT_F32 && DTO == DT_F32
 #define SY_ROW_VEC4 1
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec4 v[]; };
@@ -95,10 +116,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec
 #endif
 
 uint slot_col(bool v4, uint tid, uint j) {
-  return v4 ? 4u * (tid + 256u * (j >> 2u)) + (j & 3u) : tid + 256u * j;
+  return v4 ? 4u * (tid + SY_WG * (j >> 2u)) + (j & 3u) : tid + SY_WG * j;
 }
-
-float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v); }
 
 void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   uint tid = gl_LocalInvocationID.x;
@@ -114,7 +133,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
   if (v4) {
     [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
       vec4 v = vec4(0.0);
-      if (4u * (tid + 256u * q) < n) v = BufV4(xa).v[tid + 256u * q];
+      if (4u * (tid + SY_WG * q) < n) v = BufV4(xa).v[tid + SY_WG * q];
       c[4u * q] = v.x;
       c[4u * q + 1u] = v.y;
       c[4u * q + 2u] = v.z;
@@ -124,7 +143,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
 #endif
   {
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-      uint r = tid + j * 256u;
+      uint r = tid + j * SY_WG;
       c[j] = r < n ? float(LD0(pc.in_addr[0], xb + r * sx)) : 0.0;
     }
   }
@@ -133,7 +152,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (slot_col(v4, tid, j) < n) m = nan_max(m, c[j]);
     }
-    m = block_reduce(m, true);
+    m = block_reduce(m, true, 0u);
     float s = 0.0;
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (slot_col(v4, tid, j) < n) {
@@ -142,7 +161,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
       }
     }
-    s = block_reduce(s, false);
+    s = block_reduce(s, false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
@@ -155,7 +174,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
       [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
         s += c[j];  // 0 past the row's end
       }
-      mean = block_reduce(s, false) / float(n);
+      mean = block_reduce(s, false, 0u) / float(n);
     }
     // The padding's (0 − mean)² is not the row's: those slots are tested.
     float q = 0.0;
@@ -165,7 +184,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
         q += d * d;
       }
     }
-    float var = block_reduce(q, false) / float(n);
+    float var = block_reduce(q, false, 1u) / float(n);
     float inv = 1.0 / sqrt(var + pc.eps);
     uint sw = one ? l.inner_stride[2][0] : 0u;
     uint sb = one ? l.inner_stride[3][0] : 0u;
@@ -186,15 +205,16 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
 #if SY_ROW_VEC4
   if (v4) {
     [[unroll]] for (uint q = 0u; q < SY_ROW_CACHE / 4u; ++q) {
-      if (4u * (tid + 256u * q) < n) {
-        BufV4(oa).v[tid + 256u * q] = vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
+      if (4u * (tid + SY_WG * q) < n) {
+        BufV4(oa).v[tid + SY_WG * q] =
+            vec4(c[4u * q], c[4u * q + 1u], c[4u * q + 2u], c[4u * q + 3u]);
       }
     }
     return;
   }
 #endif
   [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
-    uint r = tid + j * 256u;
+    uint r = tid + j * SY_WG;
     if (r < n) STO(pc.out_addr, ob + r * so, CO(c[j]));
   }
 }
@@ -207,7 +227,7 @@ void main() {
   uint n = l.row_size;
   uint xb = row_base(l, row, 1);
   uint ob = row_base(l, row, 0);
-  if (l.inner_ndim <= 1u && n <= 256u * SY_ROW_CACHE) {
+  if (l.inner_ndim <= 1u && n <= SY_WG * SY_ROW_CACHE) {
     cached_row(l, n, xb, ob);
     return;
   }
@@ -219,7 +239,7 @@ void main() {
     // an all −inf row makes s NaN (or 0 with m = −inf), so every output
     // is NaN.
     float mt = -kF32Inf, st = 0.0, mnan = -kF32Inf;
-    for (uint r = tid; r < n; r += 256u) {
+    for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r);
       if (v > mt) {
         st = fma(st, exp_f(mt - v), 1.0);
@@ -229,11 +249,11 @@ void main() {
       }
       mnan = (v != v || mnan != mnan) ? v + mnan : max(mnan, v);
     }
-    float m = block_reduce(mnan, true);
-    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false);
+    float m = block_reduce(mnan, true, 0u);
+    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
-    for (uint r = tid; r < n; r += 256u) {
+    for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r) - m;
       float y = OP == 0 ? exp_f(v) * inv_s : v - ls;
       STO(pc.out_addr, ob + row_offset(l, r, 0), CO(y));
@@ -243,17 +263,17 @@ void main() {
   float mean = 0.0;
   if (OP == 2) {
     float s = 0.0;
-    for (uint r = tid; r < n; r += 256u) s += load_x(l, xb, r);
-    mean = block_reduce(s, false) / float(n);
+    for (uint r = tid; r < n; r += SY_WG) s += load_x(l, xb, r);
+    mean = block_reduce(s, false, 0u) / float(n);
   }
   float q = 0.0;
-  for (uint r = tid; r < n; r += 256u) {
+  for (uint r = tid; r < n; r += SY_WG) {
     float d = load_x(l, xb, r) - mean;
     q += d * d;
   }
-  float var = block_reduce(q, false) / float(n);
+  float var = block_reduce(q, false, 1u) / float(n);
   float inv = 1.0 / sqrt(var + pc.eps);
-  for (uint r = tid; r < n; r += 256u) {
+  for (uint r = tid; r < n; r += SY_WG) {
     float y = (load_x(l, xb, r) - mean) * inv;
 #if defined(DT1) && DT1 != 0
     if (HAS_W || OP == 3) y *= float(LD1(pc.in_addr[1], row_offset(l, r, 2)));

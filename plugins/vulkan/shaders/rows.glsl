@@ -1,8 +1,12 @@
 // Rows: the shape shared by reductions and normalizations. The op reduces
 // (or normalizes) over the "inner" dims for each index of the "outer"
-// dims; one 256-invocation workgroup takes one row. Operand strides: 0 the
+// dims; one workgroup of SY_WG invocations (256 unless the variant says
+// otherwise: norm_w512_f32 has 512) takes one row. Operand strides: 0 the
 // output, 1 x, 2 weight, 3 bias (kernels/rows.h, RowLayout).
-layout(local_size_x = 256) in;
+#ifndef SY_WG
+#define SY_WG 256u
+#endif
+layout(local_size_x = SY_WG) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RowLayout {
   uint outer_ndim;

@@ -1,10 +1,13 @@
 // The row kernels' paths (shaders/norm.comp): rows of up to 8192 elements
 // over one dim are read once into registers (16 bytes at a time where the
 // row is f32, contiguous, aligned and a multiple of 4 long), longer rows
-// take the multi-pass loop. softmax, log_softmax and rms_norm at 300 (a
-// partial register row, vec4), 301 (partial, one element at a time), 8192
-// (the last cached length) and 8193 (the first uncached one), against a
-// float64 reference. The op harness covers the
+// take the multi-pass loop; f32 softmax and log_softmax rows longer than
+// 4096 run 512 invocations a row (norm_w512_f32) where the device allows
+// (lavapipe does). softmax, log_softmax and rms_norm at 300 (a partial
+// register row, vec4), 301 (partial, one element at a time), 4100 and
+// 4101 (the same in 512-wide rows), 8192 (the last cached length) and 8193
+// (the first uncached one), against a float64 reference. The op harness
+// covers the
 // other shapes (strided rows, several normalized dims, empty rows).
 #include <gtest/gtest.h>
 
@@ -45,7 +48,7 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
   SY_SKIP_WITHOUT_VULKAN();
   Runtime& rt = *Env().runtime;
   constexpr int64_t kRows = 3;
-  for (int64_t n : {300, 301, 8192, 8193}) {
+  for (int64_t n : {300, 301, 4100, 4101, 8192, 8193}) {
     const std::vector<float> x = RandomFloats(kRows * n, static_cast<uint32_t>(n), -8, 8);
     const std::vector<float> w = RandomFloats(n, static_cast<uint32_t>(n) + 1, 0.5f, 1.5f);
     const Tensor tx =
@@ -69,6 +72,47 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
           ADD_FAILURE() << "element " << i << ": " << got[i] << ", want " << want[i];
           ++bad;
         }
+      }
+    }
+  }
+}
+
+// The conformance kit's short softmax rows (sdk/conformance/harness/
+// op_specs_norm.cc): rows of 7 with logits up to ±80, and rows of 4 with
+// -inf entries (masked: probability 0). On the H100's driver these were
+// NaN with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 (docs/vulkan.md,
+// "Memory-bound kernels"); device_run.sh's `math` step runs this test
+// with and without it.
+TEST(VulkanNormRows, ShortRowsWithMaskedEntries) {
+  SY_SKIP_WITHOUT_VULKAN();
+  Runtime& rt = *Env().runtime;
+  const float inf = INFINITY;
+  struct Rows {
+    int64_t rows, n;
+    std::vector<float> x;
+  };
+  const std::vector<Rows> all = {
+      {4, 7, RandomFloats(28, 7, -80, 80)},
+      {3, 4, {-inf, 1, 2, 3, 0, 0, 0, 0, -inf, -inf, 5, 5}},
+  };
+  for (const Rows& r : all) {
+    const Tensor tx = rt.FromHost(*Env().vulkan, SY_DTYPE_F32, {r.rows, r.n}, r.x.data(),
+                                  r.x.size() * 4)
+                          .value();
+    for (const std::string op : {"softmax", "log_softmax"}) {
+      SCOPED_TRACE(op + " over rows of " + std::to_string(r.n));
+      std::vector<Tensor> out = rt.Call(rt.FindOp(op).value(), {tx}, {Attr(int64_t{-1})}).value();
+      std::vector<float> got(r.x.size());
+      ASSERT_TRUE(rt.ToHost(out[0], got.data(), got.size() * 4).ok());
+      const std::vector<double> want = Reference(op, r.x, {}, r.rows, r.n);
+      // log_softmax's largest value, x − max − log(s), cancels to ~1e-5
+      // here: the kit's atol (1e-6) for it, 1e-10 for softmax (as above).
+      const double atol = op == "log_softmax" ? 1e-6 : 1e-10;
+      for (size_t i = 0; i < got.size(); ++i) {
+        const bool ok = std::isinf(want[i])
+                            ? got[i] == want[i]
+                            : std::fabs(got[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + atol;
+        EXPECT_TRUE(ok) << "element " << i << ": " << got[i] << ", want " << want[i];
       }
     }
   }
