@@ -285,7 +285,9 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   e12.scalarBlockLayout = f12.scalarBlockLayout;
   e12.vulkanMemoryModel = caps.nv_cooperative_matrix;
   const char* bn = Env("SWITCHYARD_VULKAN_COOPMAT_BN");
-  caps.coopmat_bn = bn != nullptr && std::strcmp(bn, "256") == 0 ? 256 : 128;
+  // 128×256 tiles where N allows: 127 against 113 TFLOP/s for 128×128 on
+  // the H100 (docs/vulkan.md, "Cooperative matrices").
+  caps.coopmat_bn = bn != nullptr && std::strcmp(bn, "128") == 0 ? 128 : 256;
   VkPhysicalDeviceVulkan11Features e11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   e11.storageBuffer16BitAccess = caps.storage16;

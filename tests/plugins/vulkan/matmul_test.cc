@@ -131,8 +131,9 @@ void CheckF16(const Shape& s, const std::string& kernel, const std::string& why 
 TEST(VulkanMatmul, F16TilesOfTheCooperativePath) {
   SY_SKIP_WITHOUT_VULKAN();
   const bool coop = HasCoopmat();
-  // matmul_coopmat_f16, or matmul_coopmat_bn256_f16 for N a multiple of
-  // 256 under SWITCHYARD_VULKAN_COOPMAT_BN=256 (device_run.sh runs both).
+  // matmul_coopmat_bn256_f16 for N a multiple of 256, else (and under
+  // SWITCHYARD_VULKAN_COOPMAT_BN=128) matmul_coopmat_f16; device_run.sh
+  // runs both.
   const std::string kernel = coop ? "matmul_coopmat" : "matmul_f16";
   const std::string why = coop ? "" : "the device has no cooperative matrices";
   // One tile, one K step.

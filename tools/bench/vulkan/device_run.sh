@@ -74,9 +74,9 @@ for step in "$@"; do
       # and the declined shapes the tiled kernel.
       run $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' 2>&1 \
         | tee "$OUT/vulkan_matmul_test.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
-      # The same with the 128×256×16 variant (matmul_coopmat_bn256_f16).
-      run env SWITCHYARD_VULKAN_COOPMAT_BN=256 $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' \
-        2>&1 | tee "$OUT/vulkan_matmul_test_bn256.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
+      # The same with 128×128 tiles only (matmul_coopmat_f16 everywhere).
+      run env SWITCHYARD_VULKAN_COOPMAT_BN=128 $BIN/vulkan_plugin_test --gtest_filter='VulkanMatmul.*' \
+        2>&1 | tee "$OUT/vulkan_matmul_test_bn128.log" | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]|Failure|got|matmul on'
       run $BIN/switchyard-conformance build/release/lib/switchyard/plugins/vulkan.json \
         2>&1 | tee "$OUT/vulkan_conformance.log" | grep -E "FAIL|Summary" | tail -40
       run env SWITCHYARD_VULKAN_LOADER=/nonexistent/libvulkan.so.1 \
@@ -125,17 +125,17 @@ for step in "$@"; do
       # bench_cuda's own table.
       run $BIN/bench_vulkan 2>&1 | tee "$OUT/bench_vulkan.txt"
       # Which kernel the f16 4096³ matmul ran (the plugin's debug line, one
-      # per call): expect only "matmul_coopmat_f16 for 1×4096×4096×4096".
+      # per call): expect only "matmul_coopmat_bn256_f16 for 1×4096×4096×4096".
       echo "matmul kernels of BM_Matmul/f16 (count, line):"
       run env SWITCHYARD_LOG=debug $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' 2>&1 \
         | tee "$OUT/bench_vulkan_matmul_kernel.txt" | grep -o 'vulkan plugin: matmul on .*' \
         | sort | uniq -c
       grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_kernel.txt"
-      # The 128×256×16 variant, then the tiled kernel, on the same problem.
-      run env SWITCHYARD_VULKAN_COOPMAT_BN=256 SWITCHYARD_LOG=debug $BIN/bench_vulkan \
-        --benchmark_filter='BM_Matmul/f16' 2>&1 | tee "$OUT/bench_vulkan_matmul_bn256.txt" \
+      # The 128×128×32 variant, then the tiled kernel, on the same problem.
+      run env SWITCHYARD_VULKAN_COOPMAT_BN=128 SWITCHYARD_LOG=debug $BIN/bench_vulkan \
+        --benchmark_filter='BM_Matmul/f16' 2>&1 | tee "$OUT/bench_vulkan_matmul_bn128.txt" \
         | grep -o 'vulkan plugin: matmul on .*' | sort | uniq -c
-      grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_bn256.txt"
+      grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_bn128.txt"
       run env SWITCHYARD_VULKAN_COOPMAT=0 $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' \
         2>&1 | tee "$OUT/bench_vulkan_matmul_tiled.txt" | grep -E 'BM_Matmul/f16'
       # The norm rows with the opt-in subgroup reductions instead of the
