@@ -42,7 +42,8 @@ struct Plan {
   int num_outputs = 0;
   sy_tensor_meta_t outputs[kMaxOutputs];
   // New outputs' bytes, for Tensor::EmptyChecked; 0: made by
-  // NewKernelOutput (a layout of the op's own, Note [Attention output layout]).
+  // NewKernelOutput (a layout of the op's own: Note [Attention output
+  // layout], Note [Channels-last outputs]).
   size_t output_bytes[kMaxOutputs];
   uint32_t broadcast = 0;  // inputs viewed with `strides`
   int64_t strides[kMaxInputs][SY_MAX_RANK];
@@ -178,7 +179,7 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
       absl::StatusOr<Tensor> out =
           plan.output_bytes[i] != 0
               ? Tensor::EmptyChecked(*plan.device, plan.outputs[i], plan.output_bytes[i])
-              : NewKernelOutput(op, *plan.device, plan.outputs[i]);
+              : NewKernelOutput(op, *plan.device, plan.outputs[i], args.inputs);
       if (!out.ok()) {
         drop_new();
         return out.status();
@@ -301,8 +302,7 @@ void RememberPlan(const CallArgs& args, const BoundCall& bound,
     const sy_tensor_meta_t& meta = plan.outputs[i];
     const std::optional<int64_t> numel =
         NumElements(absl::MakeConstSpan(meta.shape, static_cast<size_t>(meta.ndim)));
-    const bool own_layout =
-        op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4;
+    const bool own_layout = HasOwnOutputLayout(op, meta);
     plan.output_bytes[i] = numel.has_value() && !own_layout
                                ? static_cast<size_t>(*numel) * DTypeSize(meta.dtype)
                                : 0;

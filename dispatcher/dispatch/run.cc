@@ -157,17 +157,49 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
 
 }  // namespace
 
-absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta) {
-  if (op.output_layout() == OutputLayout::kHeadsInner && meta.ndim == 4) {
+namespace {
+
+// Densely channels-last ([N, C, H, W] with memory order N, H, W, C) and not
+// also contiguous: PyTorch's suggest_memory_format. Dims of size 1 take any
+// stride.
+bool ChannelsLast(const Tensor* t) {
+  if (t == nullptr || !t->defined() || t->ndim() != 4) return false;
+  const absl::Span<const int64_t> shape = t->shape();
+  const absl::Span<const int64_t> strides = t->strides();
+  static constexpr int kNhwc[] = {0, 2, 3, 1};
+  int64_t want[4];
+  OrderedStrides(shape, kNhwc, want);
+  for (int d = 0; d < 4; ++d) {
+    if (shape[d] != 1 && strides[d] != want[d]) return false;
+  }
+  return !t->is_contiguous();
+}
+
+}  // namespace
+
+bool HasOwnOutputLayout(const OpDef& op, const sy_tensor_meta_t& meta) {
+  return op.output_layout() != OutputLayout::kContiguous && meta.ndim == 4;
+}
+
+absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta,
+                                        absl::Span<const Tensor* const> inputs) {
+  if (!HasOwnOutputLayout(op, meta)) return {};
+  if (op.output_layout() == OutputLayout::kHeadsInner) {
     static constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
     return kBlhe;
+  }
+  // Note [Channels-last outputs]
+  static constexpr int kNhwc[] = {0, 2, 3, 1};
+  for (size_t i = 0; i < std::min<size_t>(inputs.size(), 2); ++i) {
+    if (ChannelsLast(inputs[i])) return kNhwc;
   }
   return {};
 }
 
 absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
-                                       const sy_tensor_meta_t& meta) {
-  const absl::Span<const int> order = KernelOutputOrder(op, meta);
+                                       const sy_tensor_meta_t& meta,
+                                       absl::Span<const Tensor* const> inputs) {
+  const absl::Span<const int> order = KernelOutputOrder(op, meta, inputs);
   return order.empty() ? Tensor::Empty(device, meta) : Tensor::Empty(device, meta, order);
 }
 
@@ -244,7 +276,7 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
       TensorList fresh;
       if (produced != nullptr) {
         for (const sy_tensor_meta_t& meta : bound.outputs) {
-          absl::StatusOr<Tensor> out = NewKernelOutput(op, *bound.device, meta);
+          absl::StatusOr<Tensor> out = NewKernelOutput(op, *bound.device, meta, bound.tensors);
           if (!out.ok()) return out.status();
           fresh.push_back(*std::move(out));
         }

@@ -31,15 +31,23 @@ absl::Status RunResolved(Dispatcher& dispatcher, const BoundCall& bound,
 trace::DeviceTime*& TracedDeviceTime();
 
 // The dim order (outermost first, Tensor::Empty) in which the core lays
-// out a kernel's output of `op` shaped `meta` (Note [Attention output
-// layout]); empty: contiguous. One answer for NewKernelOutput and for a
-// graph capture, which records the layout the kernel will write.
-absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta);
+// out a kernel's output of `op` shaped `meta`, for a call on `inputs` (the
+// call's tensor inputs in order, null for an omitted one): Note [Attention
+// output layout], Note [Channels-last outputs]; empty: contiguous. One
+// answer for NewKernelOutput and for a graph capture, which records the
+// layout the kernel will write.
+absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta,
+                                        absl::Span<const Tensor* const> inputs);
+
+// Whether `op` may lay out an output of `meta` other than contiguously
+// (KernelOutputOrder depends on more than the output's shape).
+bool HasOwnOutputLayout(const OpDef& op, const sy_tensor_meta_t& meta);
 
 // An output the core allocates for a kernel of `op`, laid out as the op
 // asks (KernelOutputOrder).
 absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
-                                       const sy_tensor_meta_t& meta);
+                                       const sy_tensor_meta_t& meta,
+                                       absl::Span<const Tensor* const> inputs);
 
 // The status of a kernel's failure (not a decline), naming op, kernel and
 // device; takes `error`.

@@ -228,7 +228,7 @@ constexpr CoreOpDef kOps[] = {
     {"conv2d(Tensor x, Tensor weight, Tensor? bias=None, "
      "int[] stride=[1, 1], int[] padding=[0, 0], int[] dilation=[1, 1], "
      "int groups=1) -> Tensor",
-     &Checked<Conv2dShape>},
+     &Checked<Conv2dShape>, OpKind::kGeneral, OutputLayout::kChannelsLastLikeInputs},
 };
 
 }  // namespace

@@ -177,13 +177,14 @@ absl::StatusOr<core::TensorList> Recorder::Record(
     const int id = static_cast<int>(graph_.buffers.size());
     graph_.buffers.push_back(buffer);
     core::Tensor tensor = core::Tensor::Symbolic(*bound.device, bound.outputs[j]);
-    // The layout the kernel will write (Note [Attention output layout]),
-    // so that the views the captured code makes of it are the views eager
-    // makes — attention's transpose(1, 2).reshape stays a view, not a copy
-    // at every replay. Other routes produce contiguous outputs.
+    // The layout the kernel will write (Note [Attention output layout],
+    // Note [Channels-last outputs]), so that the views the captured code
+    // makes of it are the views eager makes — attention's
+    // transpose(1, 2).reshape stays a view, not a copy at every replay.
+    // Other routes produce contiguous outputs.
     const absl::Span<const int> order =
         node.route == core::Route::kKernel
-            ? core::KernelOutputOrder(op, bound.outputs[j])
+            ? core::KernelOutputOrder(op, bound.outputs[j], bound.tensors)
             : absl::Span<const int>();
     if (!order.empty()) {
       int64_t strides[SY_MAX_RANK];
