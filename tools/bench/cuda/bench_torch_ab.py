@@ -151,18 +151,22 @@ def conv2d(ctx, rounds):
                 del x, w, sx, sw
     table.close()
     print("\nhost time to enqueue one small call (N=1 64->64 3x3, 8^2; target <= 10 µs)")
-    print("| dtype | torch µs | switchyard µs |")
-    print("|---|---:|---:|")
-    for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"), (torch.bfloat16, "bf16")):
-        x = (torch.rand(1, 64, 8, 8, device="cuda") * 4 - 2).to(dtype)
-        w = (torch.rand(64, 64, 3, 3, device="cuda") * 0.2 - 0.1).to(dtype)
-        sx, sw = sy.from_dlpack(x, context=ctx), sy.from_dlpack(w, context=ctx)
-        torch_fn = lambda: F.conv2d(x, w, None, 1, 1)  # noqa: E731
-        sy_fn = lambda: ctx.ops.conv2d(sx, sw, None, [1, 1], [1, 1])  # noqa: E731
-        for _ in range(20):
-            torch_fn()
-            sy_fn()
-        print(f"| {name} | {enqueue_us(torch_fn):.1f} | {enqueue_us(sy_fn):.1f} |")
+    print("| dtype | layout | torch µs | switchyard µs |")
+    print("|---|---|---:|---:|")
+    for layout in ("NCHW", "NHWC"):
+        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
+        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
+                            (torch.bfloat16, "bf16")):
+            x = (torch.rand(1, 64, 8, 8, device="cuda") * 4 - 2).to(dtype).to(memory_format=fmt)
+            w = (torch.rand(64, 64, 3, 3, device="cuda") * 0.2 - 0.1).to(dtype).to(
+                memory_format=fmt)
+            sx, sw = sy.from_dlpack(x, context=ctx), sy.from_dlpack(w, context=ctx)
+            torch_fn = lambda: F.conv2d(x, w, None, 1, 1)  # noqa: E731
+            sy_fn = lambda: ctx.ops.conv2d(sx, sw, None, [1, 1], [1, 1])  # noqa: E731
+            for _ in range(20):
+                torch_fn()
+                sy_fn()
+            print(f"| {name} | {layout} | {enqueue_us(torch_fn):.1f} | {enqueue_us(sy_fn):.1f} |")
 
 
 def main():
