@@ -327,16 +327,20 @@ def twin_block(c, device, blocks):
             float(fields["idle_issue_us"]))
 
 
-def block_gpu(c, device, blocks):
+def block_gpu(c, device, blocks, rounds=3):
     """Host time to issue one block, and its time with the device waited
-    for; overhead = issue time / synced time when the GPU is the bottleneck."""
+    for; overhead = issue time / synced time when the GPU is the bottleneck.
+    Python and the same block from C (bench_block_twin) are measured in
+    `rounds` alternating rounds, as the host's speed drifts; the table has
+    each column's median over the rounds, and the binding's cost is the
+    median of the rounds' differences."""
     w = weights(c)
     ctx = sy.Context()
     dev = ctx.device(device)
     sy_steps, _ = switchyard_steps(c, w, ctx.ops, dev)
-    rows = []
 
-    def measure(label, steps, sync):
+    def measure(steps, sync):
+        """(issue, streamed, one+wait, idle issue) µs per block."""
         run_all(steps)
         sync()
         issue = []
@@ -360,19 +364,25 @@ def block_gpu(c, device, blocks):
             sync()
             one.append((time.perf_counter() - start) * 1e6)
             issue_one.append((issued - start) * 1e6)
-        issue_us, stream_us, one_us, idle_us = (
-            statistics.median(x) for x in (issue, synced, one, issue_one))
-        rows.append([label, issue_us, stream_us, one_us, idle_us, 100 * issue_us / stream_us])
+        return tuple(statistics.median(x) for x in (issue, synced, one, issue_one))
 
-    measure("switchyard", sy_steps, dev.synchronize)
-    py_streamed, py_idle = rows[0][2], rows[0][4]
-    twin = twin_block(c, device, blocks)
-    if twin is not None:
-        rows.append(["switchyard from C (same ops)", twin[0], twin[1], None, twin[2],
-                     100 * twin[0] / twin[1]])
+    def row(label, samples):
+        """A table row: each column's median over the rounds."""
+        cols = [statistics.median(col) if None not in col else None for col in zip(*samples)]
+        return [label, *cols, 100 * cols[0] / cols[1]]
+
+    py, twin = [], []
+    for _ in range(rounds):
+        py.append(measure(sy_steps, dev.synchronize))
+        t = twin_block(c, device, blocks)
+        if t is not None:
+            twin.append((t[0], t[1], None, t[2]))
+    rows = [row("switchyard", py)]
+    if twin:
+        rows.append(row("switchyard from C (same ops)", twin))
     if torch is not None:
         t_steps, _ = torch_steps(c, w, torch.device(device))
-        measure(f"torch {torch.__version__}", t_steps, torch.cuda.synchronize)
+        rows.append(row(f"torch {torch.__version__}", [measure(t_steps, torch.cuda.synchronize)]))
     table(f"3. the transformer block on {device} ({c}), µs per block",
           ["", "issue", "streamed", "one+wait", "idle issue", "issue %"], rows)
     print("  issue: host time to call the block's ops, blocks back to back; streamed: "
@@ -380,11 +390,14 @@ def block_gpu(c, device, blocks):
           "host time to call one block's ops, the GPU idle before it (no queue effects); "
           "issue % = issue / streamed (the host's share: binding, dispatch, plugin and "
           "driver; < 100 % means the GPU is never starved)")
-    if twin is not None:
-        binding = py_idle - twin[2]
-        print(f"  the binding's own cost: Python's idle issue time minus C's, "
-              f"{binding:.1f} µs per block = {100 * binding / py_streamed:.1f} % of the "
-              f"streamed time (the block's GPU time where issue % < 100)")
+    if twin:
+        diffs = [p[3] - t[3] for p, t in zip(py, twin)]
+        binding = statistics.median(diffs)
+        streamed = rows[0][2]
+        print(f"  the binding's own cost: Python's idle issue time minus C's, per round "
+              f"{', '.join(f'{d:.1f}' for d in diffs)} µs; median {binding:.1f} µs per block "
+              f"= {100 * binding / streamed:.1f} % of the streamed time (the block's GPU time "
+              f"where issue % < 100)")
 
 
 def main():
