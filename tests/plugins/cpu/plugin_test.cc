@@ -104,7 +104,7 @@ TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_EQ(status.message,
             "cpu plugin: the host speaks plugin ABI 2.3 but this plugin was "
-            "built for ABI 1.2; rebuild the plugin against the host's SDK, or "
+            "built for ABI 1.3; rebuild the plugin against the host's SDK, or "
             "use a host that speaks plugin ABI 1");
   EXPECT_EQ(plugin, nullptr);
 }
@@ -116,8 +116,8 @@ TEST_F(CpuPluginInitTest, RefusesATruncatedHostTable) {
   const Status status = TakeError(init_(&small, &plugin));
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_THAT(status.message,
-              HasSubstr("cpu plugin: needs plugin ABI 1.2 but the host offers "
-                        "ABI 1.2 with a "));
+              HasSubstr("cpu plugin: needs plugin ABI 1.3 but the host offers "
+                        "ABI 1.3 with a "));
 }
 
 TEST_F(CpuPluginInitTest, RejectsANullOutPointer) {
