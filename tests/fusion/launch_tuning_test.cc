@@ -201,7 +201,9 @@ TEST_F(FakeLaunchTuning, MeasuresPicksTheFastOneStoresItAndReusesIt) {
     EXPECT_EQ(choice->compiled, 3);
     EXPECT_EQ(choice->Describe(), "fast (2 of 3, measured)");
     // The wrong one was caught by its check against configuration 0.
-    EXPECT_THAT(choice->detail, HasSubstr("\"candidate\":\"wrong\",\"outcome\":\"wrong\""));
+    EXPECT_THAT(choice->detail, HasSubstr("\"note\":\"output 0 element 0: "));
+    EXPECT_THAT(choice->detail, HasSubstr("\"outcome\":\"wrong\""));
+    EXPECT_THAT(choice->detail, HasSubstr("\"reference\":\"launch configuration 0 (slow)\""));
     EXPECT_GT(fake_->launches[1], 3);
 
     // In the autotune cache under the fused kernel's key.
