@@ -78,7 +78,7 @@ TEST_F(CpuPluginInitTest, ReturnsItsTable) {
   EXPECT_EQ(plugin->struct_size, sizeof(sy_plugin_api_t));
   EXPECT_EQ(plugin->extension, nullptr);
   EXPECT_EQ(plugin->abi_major, 1u);
-  EXPECT_EQ(plugin->abi_minor, 2u);  // collectives
+  EXPECT_EQ(plugin->abi_minor, 3u);  // launch configurations
   EXPECT_STREQ(plugin->name, "cpu");
   EXPECT_STREQ(plugin->version, "0.2.0");
   EXPECT_NE(plugin->load, nullptr);
@@ -91,7 +91,7 @@ TEST_F(CpuPluginInitTest, AnswersItsOwnMinorToANewerHost) {
   newer.abi_minor = 7;
   const sy_plugin_api_t* plugin = nullptr;
   ASSERT_TRUE(TakeError(init_(&newer, &plugin)).ok());
-  EXPECT_EQ(plugin->abi_minor, 2u);
+  EXPECT_EQ(plugin->abi_minor, 3u);
 }
 
 TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
