@@ -52,7 +52,8 @@ sy_error_t* CompileFused(void*, sy_fused_compile_args_t* args) {
     if (config < 0 || config >= configs) {
       return plugin::MakeError(
           SY_STATUS_INVALID_ARGUMENT,
-          plugin::StrCat("cpu plugin: compile_fused: kernel '", args->kernel->name,
+          plugin::StrCat("cpu plugin: compile_fused: kernel '",
+                         args->kernel->name != nullptr ? args->kernel->name : "fused",
                          "' has launch configurations 0 .. ", configs - 1, "; got ", config));
     }
     std::string error;
