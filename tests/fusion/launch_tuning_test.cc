@@ -217,9 +217,14 @@ TEST_F(FakeLaunchTuning, MeasuresPicksTheFastOneStoresItAndReusesIt) {
     EXPECT_EQ((*stored)->variant_name, "fast");
     EXPECT_EQ((*stored)->kernel, "fake::fake_neg");
     EXPECT_EQ((*stored)->source, "measured");
-    // Not a dispatch verdict: folding the cache leaves it alone.
+    // Not a dispatch verdict: folding the cache leaves it alone, and an
+    // export (which another process could not check) leaves it out.
+    auto* tuner = static_cast<autotune::Tuner*>(rt->tuner());
     EXPECT_TRUE(rt->SetAutotuneMode(core::AutotuneMode::kCached).ok());
-    EXPECT_EQ(static_cast<autotune::Tuner*>(rt->tuner())->verdicts_stale(), 0u);
+    EXPECT_EQ(tuner->verdicts_stale(), 0u);
+    absl::StatusOr<size_t> exported = tuner->Export(dir_.path() + "/export.json");
+    ASSERT_TRUE(exported.ok()) << exported.status();
+    EXPECT_EQ(*exported, 0u);
   }
   // Another runtime on the same cache file (as another process): the
   // verdict is used, nothing is measured, only the winner is compiled.

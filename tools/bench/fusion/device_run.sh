@@ -43,7 +43,11 @@
 #          fastest kept; the measuring happens in the graph's compile, before
 #          the timed runs) and =cached (the choices read back: nothing is
 #          measured, the same configurations). Prints the rows' time and
-#          frac_copy per mode and the configuration each row ran. ~60 s.
+#          frac_copy per mode and the configuration each row ran; then
+#          cuda_fusion_test's CudaLaunchTuning test (every configuration of
+#          softmax/rms_norm rows of 4096 … 262144, f32 and bf16, checked
+#          against the default; the winner against the unfused graph; the
+#          verdicts printed). ~90 s.
 #   capture: what a replay costs against the same ops called one by one
 #          (docs/fusion.md, "Replay"): fusion_test's cuda instances of the
 #          native-kernel test, then bench_fusion's cuda/block rows — ops (the
@@ -190,7 +194,12 @@ for step in "$@"; do
           awk '/^cuda\/rowlen\/[^ ]+$/ {key = $1}
                /launch configuration:/ {sub(/^ *launch configuration: */, ""); print key ": " $0}' \
             "$OUT/autotune_rows_$mode.txt"; } 2>&1 | tee -a "$OUT/summary.txt"
-      done ;;
+      done
+      run timeout 200 $BIN/cuda_fusion_test --gtest_filter='CudaLaunchTuning.*' \
+        > "$OUT/autotune_rows_test.log" 2>&1
+      { echo "== autotune_rows test (exit $?)"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|^verdict " "$OUT/autotune_rows_test.log" \
+          | head -60; } 2>&1 | tee -a "$OUT/summary.txt" ;;
     capture)
       run timeout 150 $BIN/fusion_test \
         --gtest_filter='*NativeKernelsForCompositesThatFuseWithNothing/cuda:*ReduceThenBroadcast*/cuda' \
