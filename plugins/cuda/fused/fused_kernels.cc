@@ -128,9 +128,11 @@ sy_error_t* Load(Compiled& c) {
 }
 
 // The launch configurations of `kernel` on `device` (Note [Row kernel
-// shapes]): the environment's options on the device's SMs and arch, and
-// the alternatives LaunchConfigs finds.
-sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* where,
+// shapes]): the environment's options on the device's SMs and arch, and —
+// unless only the default is wanted (`all` false: configuration 0 needs
+// no list, and a warm start from the disk cache should not generate five
+// other sources) — the alternatives LaunchConfigs finds.
+sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* where, bool all,
                     std::vector<LaunchConfig>* out, DeviceInfo* info) {
   if (kernel == nullptr) {
     return MakeError(SY_STATUS_INVALID_ARGUMENT, StrCat("cuda plugin: ", where, ": no kernel given"));
@@ -143,7 +145,8 @@ sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* whe
   CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
   options.arch = info->arch;
-  *out = LaunchConfigs(*kernel, options, /*pinned=*/!rows.text.empty());
+  *out = all ? LaunchConfigs(*kernel, options, /*pinned=*/!rows.text.empty())
+             : std::vector<LaunchConfig>{{"default", options}};
   return nullptr;
 }
 
@@ -152,7 +155,8 @@ sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* whe
 sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, int32_t config, Compiled& c,
                     DeviceInfo* info) {
   std::vector<LaunchConfig> configs;
-  SY_PLUGIN_RETURN_IF_ERROR(Configs(kernel, device, "compile_fused", &configs, info));
+  SY_PLUGIN_RETURN_IF_ERROR(
+      Configs(kernel, device, "compile_fused", /*all=*/config != 0, &configs, info));
   if (config < 0 || config >= static_cast<int32_t>(configs.size())) {
     return MakeError(SY_STATUS_INVALID_ARGUMENT,
                      StrCat("cuda plugin: compile_fused: kernel '",
@@ -228,7 +232,8 @@ sy_error_t* FusedConfigs(void*, sy_fused_configs_args_t* args) {
   return plugin::Guard("cuda plugin: fused_configs", [&]() -> sy_error_t* {
     std::vector<LaunchConfig> configs;
     DeviceInfo info;
-    SY_PLUGIN_RETURN_IF_ERROR(Configs(args->kernel, args->device, "fused_configs", &configs, &info));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        Configs(args->kernel, args->device, "fused_configs", /*all=*/true, &configs, &info));
     // The names live until this thread's next call (fusion.h).
     thread_local std::vector<std::string> names;
     thread_local std::vector<const char*> pointers;
