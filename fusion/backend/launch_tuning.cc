@@ -265,7 +265,15 @@ absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning
   if (stored->has_value()) {
     const autotune::Verdict& v = **stored;
     if (v.variant >= 0 && v.variant < count && v.variant_name == (*names)[v.variant]) {
-      return take(v.variant, LaunchSource::kCached);
+      absl::StatusOr<LaunchChoice> cached = take(v.variant, LaunchSource::kCached);
+      if (cached.ok() || v.variant == 0) return cached;
+      // Compiled here once; not now (a device that cannot run its cluster,
+      // a changed toolkit): the default still serves.
+      core::Log(core::LogLevel::kWarning,
+                absl::StrCat("autotune: the stored launch configuration '", v.variant_name,
+                             "' of ", Where(backend, device, ir), " does not compile (",
+                             cached.status().message(), "); it runs its default"));
+      return take(0, LaunchSource::kDefault);
     }
   }
   if (mode != core::AutotuneMode::kOn) return take(0, LaunchSource::kDefault);
@@ -288,8 +296,20 @@ absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning
       m.results[i].note = std::string(kernel.status().message());
     }
   }
+  // Trouble with the measurement itself (no memory for its buffers, say)
+  // is no reason to run the group unfused: the default runs, untuned.
+  auto untuned = [&](const absl::Status& why) -> absl::StatusOr<LaunchChoice> {
+    core::Log(core::LogLevel::kWarning,
+              absl::StrCat("autotune: cannot measure the launch configurations of ",
+                           Where(backend, device, ir), " (", why.message(),
+                           "); it runs its default"));
+    choice.kernel = kernels[0];
+    choice.config = 0;
+    choice.source = LaunchSource::kDefault;
+    return std::move(choice);
+  };
   absl::StatusOr<Operands> ops = MakeOperands(dispatcher, device, ir);
-  if (!ops.ok()) return ops.status();
+  if (!ops.ok()) return untuned(ops.status());
   std::optional<autotune::HostValues> reference;
   for (int32_t i = 0; i < count; ++i) {
     autotune::CandidateResult& r = m.results[i];
@@ -300,7 +320,7 @@ absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning
         status.ok() ? autotune::ReadToHost(dispatcher, ops->outputs)
                     : absl::StatusOr<autotune::HostValues>(status);
     if (!got.ok()) {
-      if (i == 0) return got.status();
+      if (i == 0) return untuned(got.status());
       r.outcome = autotune::Outcome::kFailed;
       r.note = std::string(got.status().message());
       continue;
@@ -324,12 +344,7 @@ absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning
   choice.tune_ms = m.elapsed_ms;
   choice.detail = autotune::DetailJson(*names, m);
   if (m.winner < 0) {
-    core::Log(core::LogLevel::kWarning,
-              absl::StrCat("autotune: no launch configuration of ", Where(backend, device, ir),
-                           " could be timed; it runs its default (", choice.detail, ")"));
-    choice.config = 0;
-    choice.kernel = kernels[0];
-    return choice;
+    return untuned(absl::InternalError(absl::StrCat("none could be timed: ", choice.detail)));
   }
   autotune::Verdict verdict;
   verdict.key = key;

@@ -91,8 +91,10 @@ absl::StatusOr<std::vector<std::string>> ListLaunchConfigs(const FusionBackend& 
 
 // The kernel for `ir` on `device` in the configuration the mode picks (see
 // above). Errors: configuration 0 does not compile (as KernelCache::Get
-// says), or ListLaunchConfigs's; a configuration other than 0 that fails,
-// or computes other results, only loses.
+// says), or ListLaunchConfigs's. A configuration other than 0 that fails
+// or computes other results only loses; a stored choice that no longer
+// compiles, an unreadable cache or a measurement that cannot run (no
+// memory for its buffers) gives configuration 0 and a warning in the log.
 absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning& tuning,
                                           core::Dispatcher& dispatcher,
                                           const FusionBackend& backend,

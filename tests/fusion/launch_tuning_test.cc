@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "autotune/tuner.h"
 #include "autotune/tuning_key.h"
+#include "dispatcher/base/error.h"
 #include "fusion/backend/disk_cache.h"
 #include "fusion/backend/launch_tuning.h"
 #include "fusion/ir/serialize.h"
@@ -54,6 +55,7 @@ constexpr const char* kTwinNames[] = {"same", "same"};
 
 struct Fake {
   int32_t num_configs = 3;
+  int32_t broken = -1;  // a configuration compile_fused refuses
   const char* const* names = kNames;
   std::atomic<int> asked{0};
   std::atomic<int> compiles[3] = {};
@@ -73,6 +75,9 @@ sy_error_t* FakeConfigs(void*, sy_fused_configs_args_t* args) {
 }
 
 sy_error_t* FakeCompile(void*, sy_fused_compile_args_t* args) {
+  if (args->config == g_fake->broken) {
+    return core::CreateError(SY_STATUS_UNIMPLEMENTED, "this configuration cannot run here");
+  }
   ++g_fake->compiles[args->config];
   args->out_handle = new FakeKernel{args->config};
   return nullptr;
@@ -242,6 +247,17 @@ TEST_F(FakeLaunchTuning, MeasuresPicksTheFastOneStoresItAndReusesIt) {
     EXPECT_EQ(fake_->compiles[0] + fake_->compiles[2], 0);
     EXPECT_EQ(fake_->compiles[1], 1);
   }
+  // A stored choice that no longer compiles here: the default runs.
+  fake_ = std::make_unique<Fake>();
+  g_fake = fake_.get();
+  fake_->broken = 1;
+  std::unique_ptr<Runtime> rt = TunedRuntime(dir_.path(), core::AutotuneMode::kCached);
+  KernelCache cache("");
+  absl::StatusOr<LaunchChoice> choice = Tune(*rt, cache, ir);
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_EQ(choice->config, 0);
+  EXPECT_EQ(choice->source, LaunchSource::kDefault);
+  EXPECT_EQ(Launches(), 0);
 }
 
 TEST_F(FakeLaunchTuning, OffOrWithoutAVerdictOrWithoutTheHookRunsConfigurationZero) {
