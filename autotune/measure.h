@@ -31,52 +31,12 @@
 
 #include "absl/status/statusor.h"
 #include "autotune/candidates.h"
+#include "autotune/timing.h"
 #include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/dispatcher.h"
 #include "dispatcher/registry/kernel_table.h"
 
 namespace sy::autotune {
-
-struct MeasureOptions {
-  double budget_ms = 200;        // per key, see above
-  int min_rounds = 5;
-  int max_rounds = 200;
-  double band = 0.03;            // 3 %: ties within it go by the fixed order
-  double early_stop_factor = 2.0;
-  double warmup_ms = 2;          // per candidate
-  double sample_target_us = 50;
-  size_t rotate_bytes = size_t{64} << 20;
-  int max_sets = 8;
-  size_t max_rotation_bytes = size_t{512} << 20;
-};
-
-enum class Outcome : uint8_t {
-  kMeasured,      // timed to the end
-  kStoppedEarly,  // clearly slower: stopped before the end
-  kWrong,         // its outputs differ from the reference
-  kFailed,        // it returned an error
-  kDeclined,      // it declines this bucket
-};
-const char* OutcomeName(Outcome outcome);  // "measured", …
-
-struct CandidateResult {
-  Outcome outcome = Outcome::kMeasured;
-  double median_ns = 0;  // per call; 0 when not timed
-  double min_ns = 0;
-  int samples = 0;
-  int calls_per_sample = 0;
-  double error = 0;      // against the reference (normwise, relative)
-  std::string note;      // why it is out, when it is
-};
-
-struct Measurement {
-  std::vector<CandidateResult> results;  // one per candidate, same order
-  int winner = -1;                       // index into the candidates
-  std::string reference;                 // where the reference came from
-  int input_sets = 1;
-  int rounds = 0;
-  double elapsed_ms = 0;
-};
 
 // Measures `candidates` (SlotCandidates of `slot`, decliners marked) on the
 // call `bound`. Errors: no reference could be computed; inputs could not be

@@ -37,24 +37,6 @@ class TuningScope {
   bool was_;
 };
 
-std::string DetailJson(const std::vector<Candidate>& candidates, const Measurement& m) {
-  nlohmann::json list = nlohmann::json::array();
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const CandidateResult& r = m.results[i];
-    nlohmann::json entry = {{"candidate", candidates[i].Label()},
-                            {"outcome", OutcomeName(r.outcome)},
-                            {"median_ns", r.median_ns},
-                            {"samples", r.samples},
-                            {"error", std::isfinite(r.error) ? r.error : -1.0}};
-    if (!r.note.empty()) entry["note"] = r.note;
-    list.push_back(std::move(entry));
-  }
-  nlohmann::json doc = {{"reference", m.reference}, {"input_sets", m.input_sets},
-                        {"rounds", m.rounds},       {"elapsed_ms", m.elapsed_ms},
-                        {"candidates", std::move(list)}};
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // The notes of the candidates that are out, for an error message.
 std::string WhyNone(const std::vector<Candidate>& candidates, const Measurement& m) {
   std::vector<std::string> lines;
@@ -154,6 +136,7 @@ absl::Status Tuner::FoldVerdicts() {
     };
     std::map<std::pair<std::string, std::string>, std::optional<SlotKey>> slots;
     for (const Verdict& v : *rows) {
+      if (v.key.op == kFusedLaunchOp) continue;  // the fusion compiler's own
       auto [it, fresh] = slots.try_emplace({v.key.op, v.key.dtypes});
       if (fresh) {
         core::OpDef* op = state.ops.Find(v.key.op);
@@ -299,7 +282,9 @@ absl::StatusOr<TuneReport> Tuner::TuneBound(const core::BoundCall& bound,
   verdict.variant = winner.variant;
   verdict.variant_name = winner.variant_name;
   verdict.time_ns = m.results[m.winner].median_ns;
-  verdict.detail = DetailJson(report.candidates, m);
+  std::vector<std::string> labels;
+  for (const Candidate& c : report.candidates) labels.push_back(c.Label());
+  verdict.detail = DetailJson(labels, m);
   verdict.source = "measured";
   verdict.created = static_cast<int64_t>(std::time(nullptr));
   report.verdict = verdict;
@@ -451,6 +436,10 @@ absl::StatusOr<size_t> Tuner::Export(const std::string& path, bool all_devices) 
       verdicts.insert(verdicts.end(), rows->begin(), rows->end());
     }
   }
+  // Fused kernels' launch verdicts stay where they were measured: their
+  // key is a kernel's IR, which an importing process cannot check against
+  // its plugins (docs/autotune.md, "Fused kernels").
+  std::erase_if(verdicts, [](const Verdict& v) { return v.key.op == kFusedLaunchOp; });
   const std::string temporary = absl::StrCat(path, ".tmp-", ::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -133,4 +133,19 @@ TuningKey MakeKey(const core::RuntimeState& state, const core::OpDef& op,
   return key;
 }
 
+TuningKey FusedLaunchKey(const core::Device& device, absl::string_view ir_hash,
+                         absl::string_view plugin,
+                         const std::vector<std::string>& config_names) {
+  TuningKey key;
+  key.fingerprint = FingerprintOf(device).Text();
+  key.op = kFusedLaunchOp;
+  key.dtypes = "none";
+  key.bucket = std::string(ir_hash);
+  key.plugins = std::string(plugin);
+  // Names end at a newline (fusion.h says one line each), so the joined
+  // text names one list only.
+  key.candidates = HashHex(absl::StrJoin(config_names, "\n"));
+  return key;
+}
+
 }  // namespace sy::autotune

@@ -59,6 +59,24 @@ TuningKey MakeKey(const core::RuntimeState& state, const core::OpDef& op,
                   const core::Device& device,
                   const std::vector<Candidate>& candidates);
 
+// ---- Fused kernels' launch configurations -----------------------------
+// The fusion compiler keeps its choice among a fused kernel's launch
+// configurations (Note [Launch configurations], switchyard/plugin/fusion.h)
+// in this cache too, under keys whose op is kFusedLaunchOp — a name no op
+// can have, so the dispatch tables never take these verdicts: the bucket
+// is the kernel's IR hash (its shapes, strides, dtypes and program), the
+// plugins field names the plugin, its version and its code generator, and
+// the candidate hash covers the configurations' names. The verdict's
+// variant is the configuration's index, variant_name its name.
+inline constexpr char kFusedLaunchOp[] = "<fused launch>";
+
+// The key of a fused kernel whose IR hashes to `ir_hash`, compiled by
+// `plugin` ("cuda 0.4.0 (nvrtc 13.0)") for `device`, whose configurations
+// are `config_names` in order.
+TuningKey FusedLaunchKey(const core::Device& device, absl::string_view ir_hash,
+                         absl::string_view plugin,
+                         const std::vector<std::string>& config_names);
+
 }  // namespace sy::autotune
 
 #endif  // SWITCHYARD_AUTOTUNE_TUNING_KEY_H_

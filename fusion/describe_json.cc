@@ -41,6 +41,9 @@ json Stats(const CompileStats& s) {
           {"kernels_from_memory", s.kernels_from_memory},
           {"kernels_from_disk", s.kernels_from_disk},
           {"codegen_ms", s.codegen_ms},
+          {"launch_measured", s.launch_measured},
+          {"launch_cached", s.launch_cached},
+          {"launch_tune_ms", s.launch_tune_ms},
           {"total_ms", s.total_ms}};
 }
 
@@ -56,7 +59,9 @@ json Steps(const Plan& plan) {
                 {"device", f.device->label()},
                 {"plugin", f.kernel->plugin()},
                 {"kernel", f.ir.name},
+                {"launch_config", f.kernel->config()},
                 {"ops", ops}};
+      if (!f.launch.empty()) s["launch"] = f.launch;
       if (f.ir.reduce_ndim > 0) {
         s["rows"] = f.ir.rows();
         s["row_length"] = f.ir.row_length();

@@ -47,6 +47,7 @@
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/dispatch/dispatcher.h"
 #include "dispatcher/memory/tensor.h"
+#include "fusion/backend/launch_tuning.h"
 
 namespace sy::fusion {
 
@@ -151,6 +152,12 @@ struct CompileStats {
   int kernels_from_memory = 0;
   int kernels_from_disk = 0;
   double codegen_ms = 0;  // in the plugins' compile_fused / load_fused
+  // Launch configurations (docs/fusion.md, "Launch configurations"):
+  // kernels whose configuration was measured now, or taken from the
+  // autotune cache, and the time spent measuring.
+  int launch_measured = 0;
+  int launch_cached = 0;
+  double launch_tune_ms = 0;
   double total_ms = 0;    // the whole Compile
 };
 
@@ -183,6 +190,9 @@ struct CompilerOptions {
   bool disk_cache = true;
   // "" = DiskCache::DefaultDir() ($SWITCHYARD_CACHE_DIR/fusion, …).
   std::string cache_dir;
+  // Launch configurations (backend/launch_tuning.h): the runtime's tuner
+  // decides by its mode; without one every kernel runs configuration 0.
+  LaunchTuning launch;
 };
 
 class Compiler {
@@ -200,6 +210,7 @@ class Compiler {
  private:
   core::Dispatcher* dispatcher_;
   std::shared_ptr<KernelCache> cache_;
+  LaunchTuning launch_;
 };
 
 }  // namespace sy::fusion

@@ -13,6 +13,7 @@
 #include "api/src/handle_table.h"
 #include "api/src/lookups.h"
 #include "api/src/status.h"
+#include "autotune/tuner.h"
 #include "dispatcher/base/small_vector.h"
 #include "fusion/capture/op_graph.h"
 #include "fusion/describe_json.h"
@@ -23,7 +24,12 @@ namespace sy::capi {
 std::shared_ptr<fusion::Compiler> ContextState::FusionCompiler() {
   std::lock_guard<std::mutex> lock(mu_);
   if (fusion_compiler_ == nullptr) {
-    fusion_compiler_ = std::make_shared<fusion::Compiler>(*runtime);
+    fusion::CompilerOptions options;
+    // Fused kernels' launch configurations follow the runtime's autotune
+    // mode (fusion/backend/launch_tuning.h). libswitchyard makes every
+    // runtime with autotune::MakeTunerFactory() (c_context.cc).
+    options.launch.tuner = static_cast<autotune::Tuner*>(runtime->tuner());
+    fusion_compiler_ = std::make_shared<fusion::Compiler>(*runtime, std::move(options));
   }
   return fusion_compiler_;
 }

@@ -62,6 +62,8 @@ void AddFusion(Backends& out, const sy_extension_t* entry,
   b.max_inputs = std::max<int32_t>(ext->max_inputs, 0);
   b.max_outputs = std::max<int32_t>(ext->max_outputs, 0);
   b.max_row_length = std::max<int64_t>(ext->max_row_length, 0);
+  b.has_configs = entry->struct_size >= SY_STRUCT_SIZE(sy_fusion_extension_t, fused_configs) &&
+                  ext->fused_configs != nullptr;
   out.fusion.push_back(std::move(b));
 }
 

@@ -36,6 +36,8 @@ struct FusionBackend {
   int32_t max_inputs = 0;
   int32_t max_outputs = 0;
   int64_t max_row_length = 0;
+  // The plugin lists launch configurations (fused_configs, since 1.3).
+  bool has_configs = false;
 
   bool Accepts(sy_dtype_t dtype) const;
   // "cpu plugin (cpu evaluator 1)".

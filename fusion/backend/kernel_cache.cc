@@ -19,13 +19,14 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 CompiledKernel::CompiledKernel(const FusionBackend& backend, core::Device& device,
-                               void* handle, std::string name)
+                               void* handle, std::string name, int32_t config)
     : ext_(backend.ext),
       plugin_(backend.plugin),
       plugin_name_(backend.plugin_name),
       device_(device),
       handle_(handle),
-      name_(std::move(name)) {
+      name_(std::move(name)),
+      config_(config) {
   if (plugin_ != nullptr) plugin_->RetainObject();
 }
 
@@ -65,20 +66,24 @@ const char* KernelOriginName(KernelOrigin origin) {
 }
 
 std::string KernelCache::Key(const FusionBackend& backend, const core::Device& device,
-                             const std::string& serialized_ir) {
+                             const std::string& serialized_ir, int32_t config) {
   const core::DeviceProperties& p = device.properties();
+  // Configuration 0 adds nothing, so the entries written before launch
+  // configurations existed stay valid.
+  const std::string config_text =
+      config == 0 ? std::string() : absl::StrCat("launch configuration ", config, "\n");
   return Sha256Hex(absl::StrCat(
       "switchyard fused kernel 1\n", backend.plugin_name, "\n", backend.plugin_version,
       "\n", backend.compiler, "\n", device.type().name(), "\n", p.name, "\n", p.vendor,
-      "\n", p.driver_version, "\n", serialized_ir));
+      "\n", p.driver_version, "\n", config_text, serialized_ir));
 }
 
 absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
     const FusionBackend& backend, core::Device& device, const FusedKernel& ir,
-    KernelOrigin* origin, double* millis) {
+    int32_t config, KernelOrigin* origin, double* millis) {
   const auto start = std::chrono::steady_clock::now();
   const std::string bytes = Serialize(ir);
-  const std::string key = Key(backend, device, bytes);
+  const std::string key = Key(backend, device, bytes, config);
   // A compiled kernel belongs to the device it was compiled or loaded for
   // (a CUDA module lives in that device's context): the memory cache keys
   // by the device too, so a second identical GPU compiles or loads its own
@@ -95,8 +100,9 @@ absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
     }
   }
   const sy_fused_kernel_t abi = ir.Abi();
-  const std::string where = absl::StrCat("fused kernel '", ir.name, "' on ", device.label(),
-                                         " (plugin '", backend.plugin_name, "')");
+  const std::string where = absl::StrCat(
+      "fused kernel '", ir.name, "' on ", device.label(), " (plugin '", backend.plugin_name,
+      "'", config == 0 ? std::string() : absl::StrCat(", launch configuration ", config), ")");
   std::shared_ptr<CompiledKernel> kernel;
   if (backend.ext->load_fused != nullptr && disk_.enabled()) {
     if (std::optional<std::string> binary = disk_.Read(key, bytes)) {
@@ -106,10 +112,12 @@ absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
       args.device = device.index();
       args.binary = binary->data();
       args.binary_size = binary->size();
+      args.config = config;
       absl::Status status = core::TakeError(
           backend.ext->load_fused(backend.ext->self, &args), absl::StrCat("loading ", where));
       if (status.ok()) {
-        kernel = std::make_shared<CompiledKernel>(backend, device, args.out_handle, ir.name);
+        kernel = std::make_shared<CompiledKernel>(backend, device, args.out_handle, ir.name,
+                                                  config);
         *origin = KernelOrigin::kDisk;
       } else {
         core::Log(core::LogLevel::kWarning,
@@ -123,10 +131,12 @@ absl::StatusOr<std::shared_ptr<CompiledKernel>> KernelCache::Get(
     args.struct_size = sizeof(args);
     args.kernel = &abi;
     args.device = device.index();
+    args.config = config;
     absl::Status status = core::TakeError(
         backend.ext->compile_fused(backend.ext->self, &args), absl::StrCat("compiling ", where));
     if (!status.ok()) return status;
-    kernel = std::make_shared<CompiledKernel>(backend, device, args.out_handle, ir.name);
+    kernel = std::make_shared<CompiledKernel>(backend, device, args.out_handle, ir.name,
+                                              config);
     *origin = KernelOrigin::kCompiled;
     const double compile_ms = MillisSince(compile_start);
     bool wrote = false;

@@ -5,7 +5,9 @@
 //
 // The key is a SHA-256 of the serialized IR, the device's fingerprint (its
 // type, name, vendor and driver), the plugin's name and version and its
-// compiler's name and version: anything that could change the code. In
+// compiler's name and version, and the launch configuration (Note [Launch
+// configurations], plugin/fusion.h; configuration 0 keys as before
+// configurations existed): anything that could change the code. In
 // memory the entry is per device as well (a handle is bound to the device
 // it was compiled or loaded for); on disk one entry serves every device of
 // the same fingerprint.
@@ -34,7 +36,7 @@ namespace sy::fusion {
 class CompiledKernel {
  public:
   CompiledKernel(const FusionBackend& backend, core::Device& device, void* handle,
-                 std::string name);
+                 std::string name, int32_t config);
   ~CompiledKernel();  // release_fused
   CompiledKernel(const CompiledKernel&) = delete;
   CompiledKernel& operator=(const CompiledKernel&) = delete;
@@ -47,6 +49,8 @@ class CompiledKernel {
   // The plugin that compiled it ("cpu", "cuda").
   const std::string& plugin() const { return plugin_name_; }
   core::Device& device() const { return device_; }
+  // The launch configuration it was compiled for (0: the plugin's default).
+  int32_t config() const { return config_; }
 
  private:
   const sy_fusion_extension_t* ext_;
@@ -55,6 +59,7 @@ class CompiledKernel {
   core::Device& device_;
   void* handle_;
   std::string name_;
+  int32_t config_;
 };
 
 // Where Get found a kernel.
@@ -74,18 +79,22 @@ class KernelCache {
  public:
   explicit KernelCache(std::string disk_dir) : disk_(std::move(disk_dir)) {}
 
-  // The kernel for `ir` on `device` through `backend`; *origin says where
-  // it came from, *millis how long it took. A compile error comes back as
-  // is (the caller runs the group unfused).
+  // The kernel for `ir` on `device` through `backend`, in launch
+  // configuration `config` (passed to compile_fused and load_fused; the
+  // caller checked it against the plugin's count); *origin says where it
+  // came from, *millis how long it took. A compile error comes back as is
+  // (the caller runs the group unfused).
   absl::StatusOr<std::shared_ptr<CompiledKernel>> Get(const FusionBackend& backend,
                                                       core::Device& device,
                                                       const FusedKernel& ir,
+                                                      int32_t config,
                                                       KernelOrigin* origin,
                                                       double* millis);
 
-  // The cache key (64 hex digits) of `ir` on `device` through `backend`.
+  // The cache key (64 hex digits) of `ir` on `device` through `backend` in
+  // launch configuration `config`.
   static std::string Key(const FusionBackend& backend, const core::Device& device,
-                         const std::string& serialized_ir);
+                         const std::string& serialized_ir, int32_t config = 0);
 
   KernelCacheStats stats() const;
   const DiskCache& disk() const { return disk_; }

@@ -160,7 +160,8 @@ std::string Describe(const Plan& plan, const Partition& part,
                                            k.num_stages, " stages")
                             : absl::StrCat("elementwise over [", absl::StrJoin(shape, ", "), "]"),
           "; ", k.inputs.size(), " in, ", k.outputs.size(), " out, ", k.instrs.size(),
-          " instructions)\n");
+          " instructions)", f.launch.empty() ? "" : "\n        launch configuration: ",
+          f.launch, "\n");
     } else {
       const Node& node = g.nodes[step.index];
       absl::StrAppend(&out, "  [", index, "] op %", step.index, " ", node.name(), " on ",
@@ -181,7 +182,8 @@ Compiler::Compiler(core::Dispatcher& dispatcher, CompilerOptions options)
       cache_(std::make_shared<KernelCache>(
           !options.disk_cache ? std::string()
           : options.cache_dir.empty() ? DiskCache::DefaultDir()
-                                      : options.cache_dir)) {}
+                                      : options.cache_dir)),
+      launch_(options.launch) {}
 
 Compiler::~Compiler() = default;
 
@@ -272,18 +274,23 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
     absl::StatusOr<LoweredGroup> lowered = Lower(g, group, stored, name);
     absl::Status status = lowered.status();
     std::shared_ptr<CompiledKernel> kernel;
+    std::string launch;
     if (status.ok()) {
-      KernelOrigin origin = KernelOrigin::kCompiled;
-      double millis = 0;
-      absl::StatusOr<std::shared_ptr<CompiledKernel>> got =
-          cache_->Get(*group.backend, *group.device, lowered->kernel, &origin, &millis);
+      // The kernel in the launch configuration the autotuner's mode picks
+      // (backend/launch_tuning.h).
+      absl::StatusOr<LaunchChoice> got = CompileTuned(*cache_, launch_, d, *group.backend,
+                                                      *group.device, lowered->kernel);
       status = got.status();
       if (got.ok()) {
-        kernel = *std::move(got);
-        stats.codegen_ms += millis;
-        (origin == KernelOrigin::kCompiled ? stats.kernels_compiled
-         : origin == KernelOrigin::kDisk   ? stats.kernels_from_disk
-                                           : stats.kernels_from_memory)++;
+        kernel = std::move(got->kernel);
+        launch = got->Describe();
+        stats.codegen_ms += got->codegen_ms;
+        stats.kernels_compiled += got->compiled;
+        stats.kernels_from_disk += got->from_disk;
+        stats.kernels_from_memory += got->from_memory;
+        stats.launch_measured += got->source == LaunchSource::kMeasured ? 1 : 0;
+        stats.launch_cached += got->source == LaunchSource::kCached ? 1 : 0;
+        stats.launch_tune_ms += got->tune_ms;
       }
     }
     if (!status.ok()) {
@@ -295,6 +302,7 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
     }
     FusedStep step;
     step.kernel = std::move(kernel);
+    step.launch = std::move(launch);
     step.ir = std::move(lowered->kernel);
     step.input_values = std::move(lowered->input_values);
     step.output_buffers = std::move(lowered->output_buffers);

@@ -22,6 +22,9 @@ namespace sy::fusion {
 
 struct FusedStep {
   std::shared_ptr<CompiledKernel> kernel;
+  // Its launch configuration as Describe shows it ("tile 512 (2 of 3,
+  // measured)"); "" when its plugin offers one.
+  std::string launch;
   FusedKernel ir;
   std::vector<int> input_values;    // graph values bound to the IR inputs
   std::vector<int> output_buffers;  // graph buffers the IR outputs fill

@@ -10,6 +10,7 @@
 // NVRTC's own failures come back as errors that say what to do:
 // NvrtcLoading.* run in processes of their own (ctest sets
 // SWITCHYARD_NVRTC_LIBRARY and SWITCHYARD_TEST_NVRTC_CASE) and skip otherwise.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -337,6 +338,53 @@ TEST(CudaRowOptions, DefaultsFollowTheKeptDtype) {
   EXPECT_EQ(g.vector.block, 1024);
   EXPECT_EQ(g.vector.grid, 2);
   EXPECT_NE(g.source.find("c0["), std::string::npos) << g.source;  // kept
+}
+
+// Launch configurations (Note [Row kernel shapes]): the default first, then
+// only alternatives that make another kernel; one configuration for warp
+// rows, elementwise kernels and shapes pinned by the environment.
+TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) {
+  auto names_of = [](const std::vector<LaunchConfig>& configs) {
+    std::vector<std::string> names;
+    for (const LaunchConfig& c : configs) names.push_back(c.name);
+    return names;
+  };
+  const Ir ir = Softmax(SY_DTYPE_F32, 4, 65536);
+  const sy_fused_kernel_t k = ir.Abi();
+  const std::vector<LaunchConfig> configs = LaunchConfigs(k, CodegenOptions{}, false);
+  EXPECT_EQ(names_of(configs),
+            (std::vector<std::string>{"default: block 1024, cluster 2", "no cluster: block 1024",
+                                      "block <= 512: block 512, cluster 4",
+                                      "block <= 256: block 256, cluster 8",
+                                      "kept 64 B: block 1024, cluster 4"}));
+  EXPECT_EQ(configs[0].options.row_max_cluster, 0);  // the base, as given
+  std::vector<std::string> sources;
+  for (const LaunchConfig& c : configs) {
+    GeneratedKernel g;
+    std::string error;
+    ASSERT_TRUE(GenerateCuda(k, c.options, &g, &error)) << c.name << ": " << error;
+    EXPECT_EQ(std::count(sources.begin(), sources.end(), g.source), 0) << c.name;
+    sources.push_back(g.source);
+  }
+
+  // bf16 rows keep no clusters by default; clusters are an alternative.
+  const Ir bf16 = Softmax(SY_DTYPE_BF16, 4, 262144);
+  const std::vector<std::string> bf16_names = names_of(LaunchConfigs(bf16.Abi(), {}, false));
+  ASSERT_GE(bf16_names.size(), 2u);
+  EXPECT_EQ(bf16_names[0], "default: block 1024");
+  EXPECT_EQ(bf16_names[1], "cluster 8: block 1024, cluster 4");
+  EXPECT_LE(bf16_names.size(), static_cast<size_t>(kMaxLaunchConfigs));
+
+  // Before sm_90 no configuration takes a cluster.
+  CodegenOptions sm80;
+  sm80.arch = 80;
+  for (const std::string& name : names_of(LaunchConfigs(k, sm80, false))) {
+    EXPECT_EQ(name.find("cluster"), std::string::npos) << name;
+  }
+  // One configuration: warp rows, elementwise kernels, a pinned shape.
+  EXPECT_EQ(LaunchConfigs(Softmax(SY_DTYPE_F32, 4, 1024).Abi(), {}, false).size(), 1u);
+  EXPECT_EQ(LaunchConfigs(Chain(SY_DTYPE_F32, 64, 4096, {4096, 1}).Abi(), {}, false).size(), 1u);
+  EXPECT_EQ(LaunchConfigs(k, CodegenOptions{}, true).size(), 1u);
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -10,6 +10,7 @@
 // Without a CUDA device every test skips with "no CUDA device: …".
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,8 @@
 
 #include <unistd.h>
 
+#include "autotune/tuner.h"
+#include "autotune/tuning_key.h"
 #include "fusion/backend/backends.h"
 #include "fusion/backend/kernel_cache.h"
 #include "fusion/graph.h"
@@ -349,6 +352,85 @@ TEST_F(CudaFusion, RowShapesFromTheEnvironment) {
       }
     }
   }
+}
+
+// Launch configurations through the autotuner (Note [Row kernel shapes],
+// docs/fusion.md "Launch configurations"): with autotuning on, every
+// configuration of long softmax and rms_norm rows is compiled, run and
+// checked against configuration 0 — none may be wrong or fail — and the
+// winner's graph matches the unfused one; a second compile takes the
+// stored choice without measuring. The row kernels and their verdicts are
+// printed for the device run's log.
+TEST(CudaLaunchTuning, EveryRowConfigurationMatchesTheDefaultAndTheWinnerIsKept) {
+  core::RuntimeOptions options;
+  options.loader.use_environment = false;
+  options.loader.use_default_path = false;
+  options.loader.search_paths = {CpuManifest(), CudaManifest()};
+  options.cpu_fallback = false;
+  autotune::TunerOptions tuner_options;
+  tuner_options.in_memory = true;
+  options.tuner_factory = autotune::MakeTunerFactory(tuner_options);
+  options.autotune = core::AutotuneMode::kOn;
+  absl::StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create(options);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  absl::StatusOr<Device*> cuda = (*rt)->GetDevice("cuda:0");
+  if (!cuda.ok()) GTEST_SKIP() << "no CUDA device: " << cuda.status().message();
+  auto* tuner = static_cast<autotune::Tuner*>((*rt)->tuner());
+  CompilerOptions compiler_options;
+  compiler_options.disk_cache = false;
+  compiler_options.launch.tuner = tuner;
+  compiler_options.launch.measure.budget_ms = 30;
+  CompileOptions fused;
+  fused.native_single_ops = false;  // the generated row kernels, not the plugin's ops
+  CompileOptions unfused;
+  unfused.fuse = false;
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    for (int64_t n : {int64_t{4096}, int64_t{65536}, int64_t{262144}}) {
+      const std::string what = Name(dtype) + " rows of " + std::to_string(n);
+      const Tensor x = Random(**rt, **cuda, dtype, {4, n}, 21);
+      const Tensor w = Random(**rt, **cuda, dtype, {n}, 22);
+      absl::StatusOr<Graph> graph =
+          CaptureGraph(**rt, {x, w}, [&](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{Call(**rt, "softmax", {in[0]}),
+                                       Call(**rt, "rms_norm", {in[0], in[1]}, {Attr(1e-5)})};
+          });
+      ASSERT_TRUE(graph.ok()) << what << ": " << graph.status();
+      for (int pass = 0; pass < 2; ++pass) {
+        Compiler compiler(**rt, compiler_options);
+        absl::StatusOr<CompiledGraph> tuned = compiler.Compile(*graph, fused);
+        absl::StatusOr<CompiledGraph> plain = compiler.Compile(*graph, unfused);
+        ASSERT_TRUE(tuned.ok()) << what << ": " << tuned.status();
+        ASSERT_TRUE(plain.ok()) << what << ": " << plain.status();
+        const CompileStats& stats = tuned->stats();
+        EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << tuned->Describe();
+        EXPECT_EQ(pass == 0 ? stats.launch_cached : stats.launch_measured, 0) << what;
+        std::printf("%s, pass %d: %d measured, %d from the cache, %.1f ms tuning\n%s",
+                    what.c_str(), pass, stats.launch_measured, stats.launch_cached,
+                    stats.launch_tune_ms, tuned->Describe().c_str());
+        absl::StatusOr<std::vector<Tensor>> got = tuned->Launch({x, w});
+        absl::StatusOr<std::vector<Tensor>> want = plain->Launch({x, w});
+        ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+        ASSERT_TRUE(want.ok()) << what << ": " << want.status();
+        for (size_t i = 0; i < got->size(); ++i) {
+          ExpectClose(Read(**rt, (*got)[i]), Read(**rt, (*want)[i]), Tolerance(dtype) * 8,
+                      what + " output " + std::to_string(i));
+        }
+      }
+    }
+  }
+  // No configuration of any kernel was wrong or failed.
+  absl::StatusOr<std::vector<autotune::Verdict>> verdicts = tuner->cache().List("");
+  ASSERT_TRUE(verdicts.ok()) << verdicts.status();
+  int fused_verdicts = 0;
+  for (const autotune::Verdict& v : *verdicts) {
+    if (v.key.op != autotune::kFusedLaunchOp) continue;
+    ++fused_verdicts;
+    std::printf("verdict %s: %s (%.1f us)\n  %s\n", v.kernel.c_str(), v.variant_name.c_str(),
+                v.time_ns / 1e3, v.detail.c_str());
+    EXPECT_EQ(v.detail.find("\"outcome\":\"wrong\""), std::string::npos) << v.detail;
+    EXPECT_EQ(v.detail.find("\"outcome\":\"failed\""), std::string::npos) << v.detail;
+  }
+  EXPECT_GT(fused_verdicts, 0);
 }
 
 // Run by ctest as cuda_fusion_test.without_nvrtc, with SWITCHYARD_NVRTC_LIBRARY

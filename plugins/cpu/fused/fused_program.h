@@ -40,8 +40,12 @@
 namespace sy::cpu::fusion {
 
 // Elements per tile: 1024 floats (4 KiB) per buffer keeps a chain's live
-// buffers in L1/L2 (measured in docs/fusion.md).
+// buffers in L1/L2 (measured in docs/fusion.md). The default and the
+// largest: the tile buffers are sized for it. A kernel may run with a
+// smaller tile (its launch configuration, Note [Launch configurations] in
+// switchyard/plugin/fusion.h): kTileConfigs lists them, the default first.
 inline constexpr int64_t kTile = 1024;
+inline constexpr int64_t kTileConfigs[] = {1024, 512, 256};
 
 enum class Kind : uint8_t { kF32, kF64 };
 Kind KindOf(sy_dtype_t dtype);
@@ -70,6 +74,7 @@ struct Program {
   int64_t shape[SY_MAX_RANK] = {};
   int64_t rows = 1;
   int64_t row_length = 1;
+  int64_t tile = kTile;  // elements per tile, one of kTileConfigs
   std::vector<Operand> inputs, outputs;
   std::vector<Step> steps;
   int num_stages = 1;

@@ -306,10 +306,10 @@ void RunLoop(const Program& p, const Bases& b) {
   const int64_t inner = p.shape[last];
   int64_t outer = 1;
   for (int d = 0; d < last; ++d) outer *= p.shape[d];
-  const int64_t tiles_per_row = (inner + kTile - 1) / kTile;
+  const int64_t tiles_per_row = (inner + p.tile - 1) / p.tile;
   const int64_t tiles = outer * tiles_per_row;
   if (tiles == 0) return;
-  const int64_t tile_elems = std::min(inner, kTile);
+  const int64_t tile_elems = std::min(inner, p.tile);
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(tile_elems, 1));
   ParallelFor(tiles, grain, [&](int64_t begin, int64_t end) {
     State state(p);
@@ -317,7 +317,7 @@ void RunLoop(const Program& p, const Bases& b) {
     int64_t current_outer = -1;
     for (int64_t t = begin; t < end; ++t) {
       const int64_t o = t / tiles_per_row;
-      const int64_t j0 = (t % tiles_per_row) * kTile;
+      const int64_t j0 = (t % tiles_per_row) * p.tile;
       if (o != current_outer) {
         Offsets(p, 0, last, o, p.inputs, in_off.data());
         Offsets(p, 0, last, o, p.outputs, out_off.data());
@@ -329,7 +329,7 @@ void RunLoop(const Program& p, const Bases& b) {
       for (size_t k = 0; k < p.outputs.size(); ++k) {
         state.out_[k] = b.out[k] + (out_off[k] + j0 * p.outputs[k].strides[last]) * b.out_size[k];
       }
-      state.Tile(0, std::min(kTile, inner - j0));
+      state.Tile(0, std::min(p.tile, inner - j0));
     }
   });
 }
@@ -370,7 +370,7 @@ void RunRows(const Program& p, const sy_tensor_view_t* inputs,
         for (int64_t ro = 0; ro < row_outer; ++ro) {
           Offsets(p, first_reduced, last, ro, p.inputs, in_ro.data());
           Offsets(p, first_reduced, last, ro, p.outputs, out_ro.data());
-          for (int64_t j0 = 0; j0 < inner; j0 += kTile) {
+          for (int64_t j0 = 0; j0 < inner; j0 += p.tile) {
             for (size_t k = 0; k < p.inputs.size(); ++k) {
               state.in_[k] = b.in[k] + (in_row[k] + in_ro[k] + j0 * p.inputs[k].strides[last]) *
                                            b.in_size[k];
@@ -380,7 +380,7 @@ void RunRows(const Program& p, const sy_tensor_view_t* inputs,
                               (out_row[k] + out_ro[k] + j0 * p.outputs[k].strides[last]) *
                                   b.out_size[k];
             }
-            state.Tile(stage, std::min(kTile, inner - j0));
+            state.Tile(stage, std::min(p.tile, inner - j0));
           }
         }
         if (!reduces) continue;

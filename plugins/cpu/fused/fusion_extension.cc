@@ -1,5 +1,6 @@
 #include "fused/fusion_extension.h"
 
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -15,11 +16,45 @@ namespace {
 
 using fusion::Program;
 
+// Launch configurations (Note [Launch configurations], plugin/fusion.h):
+// the tile sizes of kTileConfigs, offered where the innermost dim is longer
+// than the smallest tile (else every tile is the whole dim, and they are
+// one configuration).
+constexpr const char* kTileNames[] = {"tile 1024", "tile 512", "tile 256"};
+static_assert(std::size(kTileNames) == std::size(fusion::kTileConfigs));
+
+int32_t NumConfigs(const sy_fused_kernel_t& kernel) {
+  const int64_t smallest = fusion::kTileConfigs[std::size(fusion::kTileConfigs) - 1];
+  if (kernel.ndim < 1 || kernel.shape[kernel.ndim - 1] <= smallest) return 1;
+  return static_cast<int32_t>(std::size(fusion::kTileConfigs));
+}
+
+sy_error_t* FusedConfigs(void*, sy_fused_configs_args_t* args) {
+  return plugin::Guard("cpu plugin: fused_configs", [&]() -> sy_error_t* {
+    if (args == nullptr || args->kernel == nullptr) {
+      return plugin::MakeError(SY_STATUS_INVALID_ARGUMENT,
+                               "cpu plugin: fused_configs: no kernel given");
+    }
+    args->out_num_configs = NumConfigs(*args->kernel);
+    args->out_names = kTileNames;
+    return nullptr;
+  });
+}
+
 sy_error_t* CompileFused(void*, sy_fused_compile_args_t* args) {
   return plugin::Guard("cpu plugin: compile_fused", [&]() -> sy_error_t* {
     if (args == nullptr || args->kernel == nullptr) {
       return plugin::MakeError(SY_STATUS_INVALID_ARGUMENT,
                                "cpu plugin: compile_fused: no kernel given");
+    }
+    const int32_t config = SY_STRUCT_HAS(args, sy_fused_compile_args_t, config) ? args->config : 0;
+    const int32_t configs = NumConfigs(*args->kernel);
+    if (config < 0 || config >= configs) {
+      return plugin::MakeError(
+          SY_STATUS_INVALID_ARGUMENT,
+          plugin::StrCat("cpu plugin: compile_fused: kernel '",
+                         args->kernel->name != nullptr ? args->kernel->name : "fused",
+                         "' has launch configurations 0 .. ", configs - 1, "; got ", config));
     }
     std::string error;
     std::unique_ptr<Program> program = fusion::CompileProgram(*args->kernel, &error);
@@ -27,6 +62,7 @@ sy_error_t* CompileFused(void*, sy_fused_compile_args_t* args) {
       return plugin::MakeError(SY_STATUS_UNIMPLEMENTED,
                                plugin::StrCat("cpu plugin: compile_fused: ", error));
     }
+    program->tile = fusion::kTileConfigs[config];
     args->out_handle = program.release();
     args->out_binary = nullptr;
     args->out_binary_size = 0;
@@ -90,6 +126,7 @@ const sy_fusion_extension_t kCpuFusionExtension = {
     .launch_fused = LaunchFused,
     .release_fused = ReleaseFused,
     .self = nullptr,
+    .fused_configs = FusedConfigs,
 };
 
 }  // namespace sy::cpu

@@ -996,4 +996,63 @@ bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options
   return Generator(kernel, options).Run(out, error);
 }
 
+namespace {
+
+// "block 1024, cluster 2" for a generated kernel's main entry.
+std::string ShapeText(const GeneratedKernel& g) {
+  const LaunchShape& shape = g.vector.entry.empty() ? g.scalar : g.vector;
+  return shape.cluster > 1 ? "block " + std::to_string(shape.block) + ", cluster " +
+                                 std::to_string(shape.cluster)
+                           : "block " + std::to_string(shape.block);
+}
+
+bool SameKernel(const GeneratedKernel& a, const GeneratedKernel& b) {
+  return a.source == b.source && a.vector.block == b.vector.block &&
+         a.vector.cluster == b.vector.cluster && a.vector.grid == b.vector.grid &&
+         a.scalar.block == b.scalar.block && a.scalar.cluster == b.scalar.cluster &&
+         a.scalar.grid == b.scalar.grid;
+}
+
+}  // namespace
+
+std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
+                                        const CodegenOptions& base, bool pinned) {
+  std::vector<LaunchConfig> configs;
+  GeneratedKernel first;
+  std::string error;
+  if (!GenerateCuda(kernel, base, &first, &error)) return {{"default", base}};
+  configs.push_back({"default: " + ShapeText(first), base});
+  int64_t row_length = 1;
+  for (int d = kernel.ndim - kernel.reduce_ndim; d < kernel.ndim; ++d) {
+    row_length *= kernel.shape[d];
+  }
+  // Warp rows (Note [Row kernel shapes]) and elementwise kernels have no
+  // shape to choose; a pinned shape is the user's choice.
+  if (pinned || kernel.reduce_ndim == 0 || row_length <= 1024) return configs;
+  struct Alternative {
+    const char* label;
+    int kept, block, cluster;  // 0: base's
+  };
+  const Alternative alternatives[] = {
+      {"no cluster", 0, 0, 1},  {"cluster 8", 0, 1024, 8}, {"block <= 512", 0, 512, 0},
+      {"block <= 256", 0, 256, 0}, {"kept 64 B", 64, 0, 0},
+  };
+  std::vector<GeneratedKernel> made = {first};
+  for (const Alternative& a : alternatives) {
+    if (static_cast<int>(configs.size()) >= kMaxLaunchConfigs) break;
+    CodegenOptions o = base;
+    if (a.kept > 0) o.row_kept_bytes = a.kept;
+    if (a.block > 0) o.row_max_block = a.block;
+    if (a.cluster > 0) o.row_max_cluster = a.cluster;
+    GeneratedKernel g;
+    if (!GenerateCuda(kernel, o, &g, &error)) continue;
+    bool seen = false;
+    for (const GeneratedKernel& earlier : made) seen = seen || SameKernel(earlier, g);
+    if (seen) continue;
+    configs.push_back({std::string(a.label) + ": " + ShapeText(g), o});
+    made.push_back(std::move(g));
+  }
+  return configs;
+}
+
 }  // namespace sy::cuda::fusion

@@ -49,8 +49,21 @@
 // beyond 131072), or a long row before sm_90, is read again per stage
 // (from L2 while it holds it). Rows with nothing to keep take about 8
 // vector accesses per thread and stage. The scalar entry keeps one element
-// per register, so it keeps bf16 rows up to 8192 only. The autotuner does
-// not pick these yet (docs/fusion.md, "Not yet").
+// per register, so it keeps bf16 rows up to 8192 only.
+//
+// These defaults are launch configuration 0 of a row kernel. With the
+// autotuner on (SWITCHYARD_AUTOTUNE=on; Note [Launch configurations] in
+// switchyard/plugin/fusion.h) the host times the others RowConfigs offers
+// for rows longer than a warp's 1024 — the default; no cluster; clusters
+// of up to 8 (for 16-bit rows, whose default has none); blocks of at most
+// 512 and 256 before a cluster; 64 kept bytes per thread (twice the
+// threads, half the registers) — each only where it changes the kernel
+// (the same source and shape as an earlier one is dropped), and keeps the
+// fastest per kernel and device in the autotune cache. The measurements
+// above pick the default; the alternatives are where they were close
+// (rms_norm f32 at 65536: 2 × 1024 against 4 × 512) or where another
+// GPU's SM count and L2 may tip them. Warp rows, elementwise kernels and
+// shapes pinned by SWITCHYARD_CUDA_FUSED_ROWS have one configuration.
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
@@ -115,6 +128,25 @@ RowDefaults DefaultRowShape(int kept_element_bytes);
 // false with *error naming the part that is wrong, and *out unchanged.
 // kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8.
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
+
+// One launch configuration of a kernel (Note [Row kernel shapes]): its
+// name, as the autotuner and graph descriptions show it ("no cluster:
+// block 1024"), and the options that generate it.
+struct LaunchConfig {
+  std::string name;
+  CodegenOptions options;
+};
+inline constexpr int kMaxLaunchConfigs = 6;
+
+// The launch configurations of `kernel` with `base` (the device's options,
+// SWITCHYARD_CUDA_FUSED_ROWS applied): `base` itself first, then the
+// alternatives whose kernels differ from every earlier one, at most
+// kMaxLaunchConfigs in all. Just `base` for kernels without a row longer
+// than 1024, before sm_90 for the cluster ones, and when `pinned` (the
+// environment chose the shape). An IR GenerateCuda refuses gives `base`
+// alone (its compile then says why).
+std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
+                                        const CodegenOptions& base, bool pinned);
 
 // The source for `kernel`; false with *error for an IR it cannot handle.
 bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options,

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cuda_device.h"
 #include "cuda_util.h"
@@ -126,23 +127,45 @@ sy_error_t* Load(Compiled& c) {
   return nullptr;
 }
 
-// Everything but NVRTC: the generated source tells the entry points and
-// launch shapes, for compile and load alike.
-sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, Compiled& c, DeviceInfo* info) {
+// The launch configurations of `kernel` on `device` (Note [Row kernel
+// shapes]): the environment's options on the device's SMs and arch, and —
+// unless only the default is wanted (`all` false: configuration 0 needs
+// no list, and a warm start from the disk cache should not generate five
+// other sources) — the alternatives LaunchConfigs finds.
+sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* where, bool all,
+                    std::vector<LaunchConfig>* out, DeviceInfo* info) {
   if (kernel == nullptr) {
-    return MakeError(SY_STATUS_INVALID_ARGUMENT, "cuda plugin: compile_fused: no kernel given");
+    return MakeError(SY_STATUS_INVALID_ARGUMENT, StrCat("cuda plugin: ", where, ": no kernel given"));
   }
   const RowEnv& rows = RowOptions();
   if (!rows.error.empty()) {
-    return MakeError(SY_STATUS_INVALID_ARGUMENT,
-                     StrCat("cuda plugin: compile_fused: ", rows.error));
+    return MakeError(SY_STATUS_INVALID_ARGUMENT, StrCat("cuda plugin: ", where, ": ", rows.error));
   }
   SY_PLUGIN_RETURN_IF_ERROR(Info(device, info));
-  std::string error;
   CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
   options.arch = info->arch;
-  if (!GenerateCuda(*kernel, options, &c.gen, &error)) {
+  *out = all ? LaunchConfigs(*kernel, options, /*pinned=*/!rows.text.empty())
+             : std::vector<LaunchConfig>{{"default", options}};
+  return nullptr;
+}
+
+// Everything but NVRTC: the generated source tells the entry points and
+// launch shapes, for compile and load alike.
+sy_error_t* Prepare(const sy_fused_kernel_t* kernel, int device, int32_t config, Compiled& c,
+                    DeviceInfo* info) {
+  std::vector<LaunchConfig> configs;
+  SY_PLUGIN_RETURN_IF_ERROR(
+      Configs(kernel, device, "compile_fused", /*all=*/config != 0, &configs, info));
+  if (config < 0 || config >= static_cast<int32_t>(configs.size())) {
+    return MakeError(SY_STATUS_INVALID_ARGUMENT,
+                     StrCat("cuda plugin: compile_fused: kernel '",
+                            kernel->name != nullptr ? kernel->name : "fused", "' on device ",
+                            device, " has launch configurations 0 .. ", configs.size() - 1,
+                            "; got ", config));
+  }
+  std::string error;
+  if (!GenerateCuda(*kernel, configs[config].options, &c.gen, &error)) {
     return MakeError(SY_STATUS_UNIMPLEMENTED, StrCat("cuda plugin: compile_fused: ", error));
   }
   c.device = device;
@@ -178,7 +201,8 @@ sy_error_t* CompileFused(void*, sy_fused_compile_args_t* args) {
     }
     auto c = std::make_unique<Compiled>();
     DeviceInfo info;
-    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, *c, &info));
+    const int32_t config = SY_STRUCT_HAS(args, sy_fused_compile_args_t, config) ? args->config : 0;
+    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, config, *c, &info));
     std::string error;
     if (!nvrtc->Compile(c->gen.source, info.arch, c->name, &c->cubin, &error)) {
       return MakeError(SY_STATUS_INTERNAL, StrCat("cuda plugin: compile_fused: ", error));
@@ -195,10 +219,30 @@ sy_error_t* LoadFused(void*, sy_fused_load_args_t* args) {
   return plugin::Guard("cuda plugin: load_fused", [&]() -> sy_error_t* {
     auto c = std::make_unique<Compiled>();
     DeviceInfo info;
-    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, *c, &info));
+    const int32_t config = SY_STRUCT_HAS(args, sy_fused_load_args_t, config) ? args->config : 0;
+    SY_PLUGIN_RETURN_IF_ERROR(Prepare(args->kernel, args->device, config, *c, &info));
     c->cubin.assign(static_cast<const char*>(args->binary), args->binary_size);
     SY_PLUGIN_RETURN_IF_ERROR(Load(*c));
     args->out_handle = c.release();
+    return nullptr;
+  });
+}
+
+sy_error_t* FusedConfigs(void*, sy_fused_configs_args_t* args) {
+  return plugin::Guard("cuda plugin: fused_configs", [&]() -> sy_error_t* {
+    std::vector<LaunchConfig> configs;
+    DeviceInfo info;
+    SY_PLUGIN_RETURN_IF_ERROR(
+        Configs(args->kernel, args->device, "fused_configs", /*all=*/true, &configs, &info));
+    // The names live until this thread's next call (fusion.h).
+    thread_local std::vector<std::string> names;
+    thread_local std::vector<const char*> pointers;
+    names.clear();
+    pointers.clear();
+    for (const LaunchConfig& config : configs) names.push_back(config.name);
+    for (const std::string& name : names) pointers.push_back(name.c_str());
+    args->out_num_configs = static_cast<int32_t>(pointers.size());
+    args->out_names = pointers.data();
     return nullptr;
   });
 }

@@ -18,6 +18,10 @@ sy_error_t* CompileFused(void* self, sy_fused_compile_args_t* args);
 sy_error_t* LoadFused(void* self, sy_fused_load_args_t* args);
 sy_error_t* LaunchFused(void* self, const sy_fused_launch_args_t* args);
 void ReleaseFused(void* self, const sy_fused_release_args_t* args);
+// The row kernels' launch configurations (Note [Row kernel shapes];
+// LaunchConfigs in cuda_codegen.h); compile_fused and load_fused take the
+// index in their `config`.
+sy_error_t* FusedConfigs(void* self, sy_fused_configs_args_t* args);
 
 // "nvrtc 13.0", or "nvrtc (absent)": the extension's compiler name.
 const char* CompilerName();

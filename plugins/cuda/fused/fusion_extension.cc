@@ -83,6 +83,7 @@ sy_fusion_extension_t g_fusion = {
     .launch_fused = fusion::LaunchFused,
     .release_fused = fusion::ReleaseFused,
     .self = nullptr,
+    .fused_configs = fusion::FusedConfigs,
 };
 
 }  // namespace

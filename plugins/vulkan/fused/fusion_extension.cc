@@ -74,6 +74,9 @@ sy_fusion_extension_t g_fusion = {
     .launch_fused = fusion::LaunchFused,
     .release_fused = fusion::ReleaseFused,
     .self = nullptr,
+    // One way to run each kernel (a workgroup of 256, one row per
+    // workgroup): nothing for the autotuner to choose.
+    .fused_configs = nullptr,
 };
 
 }  // namespace

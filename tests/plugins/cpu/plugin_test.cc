@@ -78,7 +78,7 @@ TEST_F(CpuPluginInitTest, ReturnsItsTable) {
   EXPECT_EQ(plugin->struct_size, sizeof(sy_plugin_api_t));
   EXPECT_EQ(plugin->extension, nullptr);
   EXPECT_EQ(plugin->abi_major, 1u);
-  EXPECT_EQ(plugin->abi_minor, 2u);  // collectives
+  EXPECT_EQ(plugin->abi_minor, 3u);  // launch configurations
   EXPECT_STREQ(plugin->name, "cpu");
   EXPECT_STREQ(plugin->version, "0.2.0");
   EXPECT_NE(plugin->load, nullptr);
@@ -91,7 +91,7 @@ TEST_F(CpuPluginInitTest, AnswersItsOwnMinorToANewerHost) {
   newer.abi_minor = 7;
   const sy_plugin_api_t* plugin = nullptr;
   ASSERT_TRUE(TakeError(init_(&newer, &plugin)).ok());
-  EXPECT_EQ(plugin->abi_minor, 2u);
+  EXPECT_EQ(plugin->abi_minor, 3u);
 }
 
 TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
@@ -104,7 +104,7 @@ TEST_F(CpuPluginInitTest, RefusesAnotherMajor) {
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_EQ(status.message,
             "cpu plugin: the host speaks plugin ABI 2.3 but this plugin was "
-            "built for ABI 1.2; rebuild the plugin against the host's SDK, or "
+            "built for ABI 1.3; rebuild the plugin against the host's SDK, or "
             "use a host that speaks plugin ABI 1");
   EXPECT_EQ(plugin, nullptr);
 }
@@ -116,8 +116,8 @@ TEST_F(CpuPluginInitTest, RefusesATruncatedHostTable) {
   const Status status = TakeError(init_(&small, &plugin));
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_THAT(status.message,
-              HasSubstr("cpu plugin: needs plugin ABI 1.2 but the host offers "
-                        "ABI 1.2 with a "));
+              HasSubstr("cpu plugin: needs plugin ABI 1.3 but the host offers "
+                        "ABI 1.3 with a "));
 }
 
 TEST_F(CpuPluginInitTest, RejectsANullOutPointer) {

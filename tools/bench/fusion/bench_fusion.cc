@@ -27,7 +27,10 @@
 //     disk cache off), or a fresh context's start from the disk cache
 //     (time per compile; making the context and capturing are not timed)
 //
-// BENCH_FUSION_DESCRIBE=1 prints each fused graph's plan (sy_graph_explain).
+// BENCH_FUSION_DESCRIBE=1 prints each fused graph's plan (sy_graph_explain),
+// with each fused kernel's launch configuration where its plugin offers
+// several and the autotuner is not off (SWITCHYARD_AUTOTUNE; device_run.sh
+// autotune_rows).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -35,6 +35,19 @@
 #          defaults for every dtype —, cluster=1, block=256, kept=64,
 #          kept=256; ROW_SHAPES overrides the list, `default` meaning
 #          unset), to check and pick the defaults.
+#   autotune_rows: the same row-length sweep three times in one run, with
+#          the autotune cache in $OUT/autotune_cache (fresh): SWITCHYARD_
+#          AUTOTUNE=off (every row kernel in launch configuration 0, the
+#          default shape), =on (each row kernel's configurations — Note [Row
+#          kernel shapes], RowConfigs — compiled, timed on the GPU and the
+#          fastest kept; the measuring happens in the graph's compile, before
+#          the timed runs) and =cached (the choices read back: nothing is
+#          measured, the same configurations). Prints the rows' time and
+#          frac_copy per mode and the configuration each row ran; then
+#          cuda_fusion_test's CudaLaunchTuning test (every configuration of
+#          softmax/rms_norm rows of 4096 … 262144, f32 and bf16, checked
+#          against the default; the winner against the unfused graph; the
+#          verdicts printed). ~90 s.
 #   capture: what a replay costs against the same ops called one by one
 #          (docs/fusion.md, "Replay"): fusion_test's cuda instances of the
 #          native-kernel test, then bench_fusion's cuda/block rows — ops (the
@@ -165,6 +178,28 @@ for step in "$@"; do
           grep -E "^cuda/rowlen" "$OUT/rowshapes_$shape.txt" | awk '{print $1, $2, $3, $NF}'; } \
           | tee -a "$OUT/summary.txt"
       done ;;
+    autotune_rows)
+      # Launch configurations through the autotuner (Note [Launch
+      # configurations], plugin/fusion.h): off, on (measures), cached.
+      rm -rf "$OUT/autotune_cache"
+      for mode in off on cached; do
+        run env SWITCHYARD_CACHE_DIR="$OUT/autotune_cache" SWITCHYARD_AUTOTUNE=$mode \
+          BENCH_FUSION_DESCRIBE=1 timeout 200 $BIN/bench_fusion \
+          --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
+          --benchmark_counters_tabular=true > "$OUT/autotune_rows_$mode.txt" 2>&1
+        { echo "== autotune_rows $mode (exit $?)"
+          grep -E '^cuda/rowlen/[^ ]+/fused +[0-9]' "$OUT/autotune_rows_$mode.txt" \
+            | awk '{print $1, $2, $3, $NF}'
+          echo "-- launch configuration per row (no line: configuration 0, the plugin not asked)"
+          awk '/^cuda\/rowlen\/[^ ]+$/ {key = $1}
+               /launch configuration:/ {sub(/^ *launch configuration: */, ""); print key ": " $0}' \
+            "$OUT/autotune_rows_$mode.txt"; } 2>&1 | tee -a "$OUT/summary.txt"
+      done
+      run timeout 200 $BIN/cuda_fusion_test --gtest_filter='CudaLaunchTuning.*' \
+        > "$OUT/autotune_rows_test.log" 2>&1
+      { echo "== autotune_rows test (exit $?)"
+        grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|^verdict " "$OUT/autotune_rows_test.log" \
+          | head -60; } 2>&1 | tee -a "$OUT/summary.txt" ;;
     capture)
       run timeout 150 $BIN/fusion_test \
         --gtest_filter='*NativeKernelsForCompositesThatFuseWithNothing/cuda:*ReduceThenBroadcast*/cuda' \

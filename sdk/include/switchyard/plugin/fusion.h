@@ -188,6 +188,14 @@ typedef struct sy_fused_compile_args_t {
    * (e.g. a CUBIN). Plugin-owned; valid until release_fused(out_handle). */
   const void* out_binary;
   size_t out_binary_size;
+  /* Since 1.3: the launch configuration to compile, 0 .. the count
+   * fused_configs gave - 1 (Note [Launch configurations]). 0 — what a 1.1
+   * or 1.2 host means, and what the host passes to a plugin without
+   * fused_configs — is the plugin's default. Read it only where
+   * SY_STRUCT_HAS(args, sy_fused_compile_args_t, config) says the host's
+   * struct has it. */
+  int32_t config;
+  int32_t reserved1;
 } sy_fused_compile_args_t;
 
 /* load_fused's arguments: a kernel from bytes an earlier compile_fused gave
@@ -201,6 +209,11 @@ typedef struct sy_fused_load_args_t {
   const void* binary; /* borrowed for the call */
   size_t binary_size;
   void* out_handle;   /* out, as compile_fused's */
+  /* Since 1.3: the configuration the bytes were compiled for (as
+   * sy_fused_compile_args_t.config; the host keeps one cache entry per
+   * configuration). */
+  int32_t config;
+  int32_t reserved1;
 } sy_fused_load_args_t;
 
 /* launch_fused's arguments. The views are laid over the kernel's domain:
@@ -225,6 +238,42 @@ typedef struct sy_fused_release_args_t {
   const sy_extension_t* extension;
   void* handle;
 } sy_fused_release_args_t;
+
+/* Note [Launch configurations] (since 1.3): one fused kernel may run in
+ * several ways that give the same results — a CUDA row kernel's block and
+ * cluster size, a cpu evaluator's tile — of which the fastest depends on
+ * the device and the kernel. A plugin that has such choices lists them
+ * with fused_configs: a count and a name for each, configuration 0 being
+ * its default (what it compiles when nobody asks). The host compiles the
+ * configuration it picked by passing its index in compile_fused's (and
+ * load_fused's) `config`; the handle carries it, so launch_fused needs no
+ * index. With autotuning on (SWITCHYARD_AUTOTUNE=on) the host compiles
+ * each configuration, times them on the kernel's own shapes, keeps the
+ * fastest whose outputs match configuration 0's, and stores the choice in
+ * the autotune cache (keyed by the IR, the device and the plugin's name,
+ * version and compiler, and the configurations' names); in mode cached it
+ * takes a stored choice and otherwise 0; off, always 0. A plugin without
+ * fused_configs always gets 0. Configurations must compute the same
+ * results (within the IR's tolerance); they differ only in speed. */
+
+/* At most this many configurations per kernel. Since: 1.3. */
+#define SY_FUSED_MAX_CONFIGS 16
+
+/* fused_configs' arguments. Since: 1.3. */
+typedef struct sy_fused_configs_args_t {
+  size_t struct_size;
+  const sy_extension_t* extension;
+  const sy_fused_kernel_t* kernel; /* borrowed for the call */
+  int32_t device;                  /* index of the device it would run on */
+  /* out: how many configurations, 1 .. SY_FUSED_MAX_CONFIGS (the host
+   * zeroes it; 0 or 1 both mean "only the default"). */
+  int32_t out_num_configs;
+  /* out: out_num_configs names ("block 512, cluster 2"), one line each,
+   * stable for a given kernel and device: they are part of the autotune
+   * key. Plugin-owned; valid until the next fused_configs call on the same
+   * thread (the host copies them at once). */
+  const char* const* out_names;
+} sy_fused_configs_args_t;
 
 /* sy_fusion_extension_t.flags. Since: 1.1. */
 /* The compiler takes kernels with reduce_ndim > 0 (row reductions). */
@@ -267,6 +316,10 @@ typedef struct sy_fusion_extension_t {
    * launch was enqueued (the plugin keeps what the enqueued work needs). */
   void (*release_fused)(void* self, const sy_fused_release_args_t* args);
   void* self; /* passed back to each hook */
+  /* Optional (since 1.3; NULL: only the default, configuration 0): lists
+   * the launch configurations of `kernel` (Note [Launch configurations]).
+   * An error is a plugin bug the host reports (the group runs unfused). */
+  sy_error_t* (*fused_configs)(void* self, sy_fused_configs_args_t* args);
 } sy_fusion_extension_t;
 
 /* ---- Pattern kernels (SY_EXTENSION_PATTERNS; since 1.1) -----------------
@@ -320,16 +373,18 @@ static_assert(sizeof(sy_fused_instr_t) == 40, "sy_fused_instr_t is frozen");
 static_assert(sizeof(sy_fused_operand_t) == 72, "sy_fused_operand_t is frozen");
 static_assert(SY_STRUCT_SIZE(sy_fused_kernel_t, instrs) ==
                   sizeof(sy_fused_kernel_t), "sy_fused_kernel_t 1.1");
-static_assert(SY_STRUCT_SIZE(sy_fused_compile_args_t, out_binary_size) ==
-                  sizeof(sy_fused_compile_args_t), "sy_fused_compile_args_t 1.1");
-static_assert(SY_STRUCT_SIZE(sy_fused_load_args_t, out_handle) ==
-                  sizeof(sy_fused_load_args_t), "sy_fused_load_args_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_fused_compile_args_t, reserved1) ==
+                  sizeof(sy_fused_compile_args_t), "sy_fused_compile_args_t 1.3");
+static_assert(SY_STRUCT_SIZE(sy_fused_load_args_t, reserved1) ==
+                  sizeof(sy_fused_load_args_t), "sy_fused_load_args_t 1.3");
+static_assert(SY_STRUCT_SIZE(sy_fused_configs_args_t, out_names) ==
+                  sizeof(sy_fused_configs_args_t), "sy_fused_configs_args_t 1.3");
 static_assert(SY_STRUCT_SIZE(sy_fused_launch_args_t, host_call) ==
                   sizeof(sy_fused_launch_args_t), "sy_fused_launch_args_t 1.1");
 static_assert(SY_STRUCT_SIZE(sy_fused_release_args_t, handle) ==
                   sizeof(sy_fused_release_args_t), "sy_fused_release_args_t 1.1");
-static_assert(SY_STRUCT_SIZE(sy_fusion_extension_t, self) ==
-                  sizeof(sy_fusion_extension_t), "sy_fusion_extension_t 1.1");
+static_assert(SY_STRUCT_SIZE(sy_fusion_extension_t, fused_configs) ==
+                  sizeof(sy_fusion_extension_t), "sy_fusion_extension_t 1.3");
 static_assert(sizeof(sy_pattern_node_t) == 40, "sy_pattern_node_t is frozen");
 static_assert(SY_STRUCT_SIZE(sy_pattern_t, replacement) ==
                   sizeof(sy_pattern_t), "sy_pattern_t 1.1");
