@@ -158,7 +158,7 @@ absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
 
 absl::Status Dispatcher::ExecuteUntraced(OpHandle op, const CallArgs& args,
                                          TracedCall* traced) {
-  if (absl::Status status = CheckOp(op); !status.ok()) return status;
+  if (op.def() == nullptr || !op.def()->live()) return CheckOp(op);
   const OpDef& def = *op.def();
   CallTracker::Scope in_flight(state_->calls);
   if (traced == nullptr) {  // a traced call needs the whole path's event
