@@ -16,19 +16,21 @@ bool Membarrier(int command) {
   return syscall(__NR_membarrier, command, 0, 0) == 0;
 }
 
-// Hands the slot back when its thread ends. A call made from a thread_local
-// destructor that runs after this one claims a slot again and keeps it (its
-// epoch is even from then on, so no waiter waits for it).
-struct SlotRelease {
-  std::atomic<bool>* owned = nullptr;
-  ~SlotRelease() {
-    if (owned != nullptr) owned->store(false, std::memory_order_release);
-  }
-};
-
 }  // namespace
 
 std::atomic<CallTracker::Slot*> CallTracker::slots_{nullptr};
+
+// Hands the thread's slot back when the thread ends. A call made from a
+// thread_local destructor that runs after this one claims a slot again and
+// keeps it for good (its epoch is even from then on, so no waiter waits
+// for it).
+struct CallTracker::ThreadExit {
+  ~ThreadExit() {
+    if (Slot* slot = std::exchange(this_thread_slot_, nullptr)) {
+      slot->owned.store(false, std::memory_order_release);
+    }
+  }
+};
 
 CallTracker::CallTracker() {
   static std::once_flag once;
@@ -61,17 +63,20 @@ CallTracker::Slot& CallTracker::ClaimSlot() {
     } while (!slots_.compare_exchange_weak(head, slot, std::memory_order_release,
                                             std::memory_order_relaxed));
   }
-  thread_local SlotRelease release;
-  release.owned = &slot->owned;
   this_thread_slot_ = slot;
+  thread_local ThreadExit exit;  // registered on the thread's first claim
+  (void)exit;
   return *slot;
 }
 
 void CallTracker::WaitForQuiescence() const {
   // The heavy side of the fence (Note [In-flight slots]): the new tables
   // were published before this; after it, every call either shows in its
-  // slot or reads the new tables.
-  if (!light_fence_ || !Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+  // slot or reads the new tables. Once registered, PRIVATE_EXPEDITED does
+  // not fail (membarrier(2)); the constructor has tried it.
+  if (light_fence_) {
+    Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+  } else {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   std::vector<std::pair<const Slot*, uint64_t>> busy;

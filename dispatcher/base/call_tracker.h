@@ -87,6 +87,7 @@ class CallTracker {
     return slot != nullptr ? *slot : ClaimSlot();
   }
   static Slot& ClaimSlot();  // on a thread's first call
+  struct ThreadExit;          // hands the slot back (call_tracker.cc)
 
   // Every slot ever made; never freed (a later thread reuses one), so the
   // waiter walks the list without a lock.
