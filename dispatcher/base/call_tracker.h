@@ -18,7 +18,7 @@
 // makes every running thread of the process execute a full barrier. Either
 // a call's entry store is seen by the waiter, or the call's later table
 // load sees the new tables. Where the kernel refuses membarrier (old
-// kernels, seccomp filters, valgrind), the call side falls back to a full
+// kernels, seccomp filters), the call side falls back to a full
 // fence after its store, which is the symmetric version of the same
 // argument; the choice is made once per process and costs one predictable
 // branch.
