@@ -73,9 +73,13 @@ void CallTracker::WaitForQuiescence() const {
   // The heavy side of the fence (Note [In-flight slots]): the new tables
   // were published before this; after it, every call either shows in its
   // slot or reads the new tables. Once registered, PRIVATE_EXPEDITED does
-  // not fail (membarrier(2)); the constructor has tried it.
+  // not fail (membarrier(2)); the constructor has tried it. Should the
+  // registration have been lost all the same, it is made again.
   if (light_fence_) {
-    Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+    if (!Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)) {
+      Membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+      Membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+    }
   } else {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
