@@ -25,8 +25,6 @@ LogSink& Sink() {
   return sink;
 }
 
-// Mirrors g_level >= debug, so that the call path reads one bool.
-std::atomic<bool> g_debug{false};
 
 LogLevel LevelFromEnvironment() {
   std::optional<std::string> value = GetEnv("SWITCHYARD_LOG");
@@ -59,25 +57,27 @@ absl::StatusOr<LogLevel> ParseLogLevel(absl::string_view name) {
       "info, debug"));
 }
 
-bool DebugLogging() {
-  if (g_level.load(std::memory_order_relaxed) == kUnset) GetLogLevel();
-  return g_debug.load(std::memory_order_relaxed);
-}
+namespace internal {
+// Mirrors g_level >= debug, so that the call path reads one byte.
+std::atomic<signed char> g_debug{-1};
+
+bool DebugLoggingSlow() { return GetLogLevel() == LogLevel::kDebug; }
+}  // namespace internal
 
 LogLevel GetLogLevel() {
   int level = g_level.load(std::memory_order_relaxed);
   if (level == kUnset) {
     level = static_cast<int>(LevelFromEnvironment());
     g_level.store(level, std::memory_order_relaxed);
-    g_debug.store(level >= static_cast<int>(LogLevel::kDebug),
-                  std::memory_order_relaxed);
+    internal::g_debug.store(level >= static_cast<int>(LogLevel::kDebug) ? 1 : 0,
+                            std::memory_order_relaxed);
   }
   return static_cast<LogLevel>(level);
 }
 
 void SetLogLevel(LogLevel level) {
   g_level.store(static_cast<int>(level), std::memory_order_relaxed);
-  g_debug.store(level == LogLevel::kDebug, std::memory_order_relaxed);
+  internal::g_debug.store(level == LogLevel::kDebug ? 1 : 0, std::memory_order_relaxed);
 }
 
 void Log(LogLevel level, absl::string_view message) {

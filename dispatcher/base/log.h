@@ -4,6 +4,7 @@
 #ifndef SWITCHYARD_DISPATCHER_BASE_LOG_H_
 #define SWITCHYARD_DISPATCHER_BASE_LOG_H_
 
+#include <atomic>
 #include <functional>
 
 #include "absl/status/statusor.h"
@@ -17,9 +18,18 @@ enum class LogLevel { kOff = -1, kError = 0, kWarning = 1, kInfo = 2, kDebug = 3
 LogLevel GetLogLevel();
 void SetLogLevel(LogLevel level);
 
+namespace internal {
+// 1 at level debug, 0 below it, -1 until the level is read (GetLogLevel).
+extern std::atomic<signed char> g_debug;
+bool DebugLoggingSlow();  // reads the level first
+}  // namespace internal
+
 // True at level debug: the dispatcher then logs each call's resolution.
-// One relaxed load.
-bool DebugLogging();
+// One relaxed load and one predictable branch once the level is known.
+inline bool DebugLogging() {
+  const signed char debug = internal::g_debug.load(std::memory_order_relaxed);
+  return debug == 0 ? false : debug > 0 || internal::DebugLoggingSlow();
+}
 
 // "off", "error", "warning", "info", "debug".
 const char* LogLevelName(LogLevel level);

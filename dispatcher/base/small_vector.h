@@ -57,8 +57,10 @@ class SmallVector {
     capacity_ = capacity;
   }
 
-  T inline_[N];
-  T* data_ = inline_;
+  // Raw bytes, so that a T with default member initializers does not get
+  // its N inline elements zeroed on every construction.
+  alignas(T) unsigned char inline_[N * sizeof(T)];
+  T* data_ = reinterpret_cast<T*>(inline_);
   size_t size_ = 0;
   size_t capacity_ = N;
   std::unique_ptr<T[]> heap_;

@@ -45,8 +45,14 @@ struct Plan {
   // NewKernelOutput (a layout of the op's own: Note [Attention output
   // layout], Note [Channels-last outputs]).
   size_t output_bytes[kMaxOutputs];
+  // What Tensor::is_contiguous expects of each output's strides (dims of
+  // size 1 excepted): the caller's outputs are checked against these.
+  int64_t output_strides[kMaxOutputs][SY_MAX_RANK];
   uint32_t broadcast = 0;  // inputs viewed with `strides`
   int64_t strides[kMaxInputs][SY_MAX_RANK];
+  // The kernel call as FillKernelCall makes it, but for what each call
+  // sets: the views, the stream, the attributes and the workspace.
+  sy_kernel_call_t call;
 };
 
 // One thread's plans, allocated on its first call and freed when it ends.
@@ -76,8 +82,8 @@ struct Record {
   bool fits() const { return size <= kMaxWords; }
 };
 
-// Compares a call's signature with a plan's while it is made: no buffer,
-// no memcmp, no branch per word.
+// Compares the attribute words of a call's signature with a plan's while
+// they are made (Matches): no buffer, no memcmp, no branch per word.
 struct Match {
   const uint64_t* words;
   int size;  // the plan's
@@ -90,30 +96,23 @@ struct Match {
   bool matched() const { return same && pos == size; }
 };
 
-// The signature of a call's arguments as given (Note [Call plans]), into a
-// Record or a Match. False for a call no plan may hold.
+// The first word of a call's signature: its argument counts.
+uint64_t HeaderWord(const CallArgs& args) {
+  return args.inputs.size() | uint64_t{args.attrs.size()} << 16 |
+         uint64_t{args.list_sizes.size()} << 32;
+}
+
+// The word of a defined input after its device's address: what else of it
+// is not shape or strides.
+uint64_t TensorWord(const TensorImpl& impl) {
+  return uint64_t{1} | uint64_t{impl.storage->symbolic()} << 1 |
+         uint64_t{static_cast<uint32_t>(impl.meta.dtype)} << 8 |
+         uint64_t{static_cast<uint32_t>(impl.meta.ndim)} << 32;
+}
+
 template <typename Sink>
-bool Sign(const CallArgs& args, Sink& sink) {
-  sink.Add(args.inputs.size() | uint64_t{args.attrs.size()} << 16 |
-           uint64_t{args.list_sizes.size()} << 32);
-  for (int32_t size : args.list_sizes) sink.Add(static_cast<uint64_t>(size));
-  for (const Tensor* t : args.inputs) {
-    if (t == nullptr || !t->defined()) {
-      sink.Add(0);
-      continue;
-    }
-    const TensorImpl& impl = *t->impl();
-    const int ndim = impl.meta.ndim;
-    sink.Add(reinterpret_cast<uintptr_t>(&impl.storage->device()));
-    sink.Add(uint64_t{1} | uint64_t{impl.storage->symbolic()} << 1 |
-             uint64_t{static_cast<uint32_t>(impl.meta.dtype)} << 8 |
-             uint64_t{static_cast<uint32_t>(ndim)} << 32);
-    for (int d = 0; d < ndim; ++d) {
-      sink.Add(static_cast<uint64_t>(impl.meta.shape[d]));
-      sink.Add(static_cast<uint64_t>(impl.strides[d]));
-    }
-  }
-  for (const sy_attr_t& attr : args.attrs) {
+bool SignAttrs(absl::Span<const sy_attr_t> attrs, Sink& sink) {
+  for (const sy_attr_t& attr : attrs) {
     if (attr.kind == kAttrDefault) {  // the caller's "take the default"
       sink.Add(static_cast<uint64_t>(static_cast<uint32_t>(attr.kind)));
     } else if (!AppendAttrWords(attr, sink)) {
@@ -123,22 +122,86 @@ bool Sign(const CallArgs& args, Sink& sink) {
   return true;
 }
 
-// Whether a caller's output passes every check RunResolved makes (its
-// error then comes from the whole path). A non-contiguous output takes the
-// whole path too, which checks it for self-overlap.
-bool OutputFits(const Plan& plan, const CallArgs& args, const Tensor* out,
-                int index) {
-  if (out == nullptr || !out->defined() || out->symbolic() ||
-      out->dtype() != plan.outputs[index].dtype ||
-      !SameShape(*out, plan.outputs[index]) || &out->device() != plan.device ||
-      !out->is_contiguous()) {
-    return false;
+// The signature of a call's arguments as given (Note [Call plans]), into a
+// Record. False for a call no plan may hold. Matches reads the same words.
+bool Sign(const CallArgs& args, Record& sink) {
+  sink.Add(HeaderWord(args));
+  for (int32_t size : args.list_sizes) sink.Add(static_cast<uint64_t>(size));
+  for (const Tensor* t : args.inputs) {
+    if (t == nullptr || !t->defined()) {
+      sink.Add(0);
+      continue;
+    }
+    const TensorImpl& impl = *t->impl();
+    sink.Add(reinterpret_cast<uintptr_t>(&impl.storage->device()));
+    sink.Add(TensorWord(impl));
+    for (int d = 0; d < impl.meta.ndim; ++d) {
+      sink.Add(static_cast<uint64_t>(impl.meta.shape[d]));
+      sink.Add(static_cast<uint64_t>(impl.strides[d]));
+    }
   }
-  for (const Tensor* input : args.inputs) {
-    if (input != nullptr && input->defined() &&
-        &input->storage() == &out->storage()) {
+  return SignAttrs(args.attrs, sink);
+}
+
+// Whether a call's signature is `plan`'s, word for word as Sign writes it,
+// leaving at the first difference. `inputs` receives the defined inputs.
+bool Matches(const Plan& plan, const CallArgs& args, const Tensor** inputs) {
+  const uint64_t* w = plan.words;
+  const uint64_t* const end = w + plan.num_words;
+  if (*w++ != HeaderWord(args)) return false;  // a plan has at least this word
+  for (int32_t size : args.list_sizes) {
+    if (w == end || *w++ != static_cast<uint64_t>(size)) return false;
+  }
+  int n = 0;
+  for (const Tensor* t : args.inputs) {
+    const TensorImpl* impl = t != nullptr ? t->impl() : nullptr;
+    if (impl == nullptr) {
+      if (w == end || *w++ != 0) return false;
+      continue;
+    }
+    const int ndim = impl->meta.ndim;
+    if (n == plan.num_inputs || end - w < 2 + 2 * ndim ||
+        w[0] != reinterpret_cast<uintptr_t>(&impl->storage->device()) ||
+        w[1] != TensorWord(*impl)) {
       return false;
     }
+    w += 2;
+    for (int d = 0; d < ndim; ++d, w += 2) {
+      if (w[0] != static_cast<uint64_t>(impl->meta.shape[d]) ||
+          w[1] != static_cast<uint64_t>(impl->strides[d])) {
+        return false;
+      }
+    }
+    inputs[n++] = t;
+  }
+  if (args.attrs.empty()) return w == end;
+  Match rest{w, static_cast<int>(end - w)};
+  return SignAttrs(args.attrs, rest) && rest.matched();
+}
+
+// Whether a caller's output passes every check RunResolved makes (its
+// error then comes from the whole path): the dtype, shape and device the
+// plan's output has, contiguous (a strided output takes the whole path,
+// which checks it for self-overlap), and no storage shared with an input.
+bool OutputFits(const Plan& plan, int index, const Tensor* out,
+                const Tensor* const* inputs) {
+  const TensorImpl* impl = out != nullptr ? out->impl() : nullptr;
+  if (impl == nullptr) return false;
+  const Storage& storage = *impl->storage;
+  const sy_tensor_meta_t& want = plan.outputs[index];
+  if (&storage.device() != plan.device || storage.symbolic() ||
+      impl->meta.dtype != want.dtype || impl->meta.ndim != want.ndim) {
+    return false;
+  }
+  const int64_t* contiguous = plan.output_strides[index];
+  for (int d = 0; d < want.ndim; ++d) {
+    if (impl->meta.shape[d] != want.shape[d] ||
+        (impl->strides[d] != contiguous[d] && want.shape[d] != 1)) {
+      return false;
+    }
+  }
+  for (int j = 0; j < plan.num_inputs; ++j) {
+    if (&inputs[j]->storage() == &storage) return false;
   }
   return true;
 }
@@ -155,8 +218,8 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
       (plan.buckets != nullptr && plan.slot->bucket_table() != plan.buckets)) {
     return std::nullopt;
   }
-  Match signature{plan.words, plan.num_words};
-  if (!Sign(args, signature) || !signature.matched()) return std::nullopt;
+  const Tensor* inputs[kMaxInputs];  // the defined ones
+  if (!Matches(plan, args, inputs)) return std::nullopt;
 
   // Outputs: the caller's, checked, or new ones, made in `produced` (and
   // taken out again if the call does not complete).
@@ -171,7 +234,7 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
       return std::nullopt;
     }
     for (int i = 0; i < plan.num_outputs; ++i) {
-      if (!OutputFits(plan, args, args.outputs[i], i)) return std::nullopt;
+      if (!OutputFits(plan, i, args.outputs[i], inputs)) return std::nullopt;
       outputs[i] = args.outputs[i];
     }
   } else {
@@ -190,39 +253,30 @@ std::optional<absl::Status> RunPlanned(const OpDef& op, const CallArgs& args) {
     for (int i = 0; i < plan.num_outputs; ++i) outputs[i] = &(*produced)[first_new + i];
   }
 
-  // The kernel call, as KernelCallFrame builds it.
+  // The kernel call: the plan's, with this call's views.
   sy_tensor_view_t input_views[kMaxInputs];
-  int n = 0;
-  for (const Tensor* t : args.inputs) {
-    if (t == nullptr || !t->defined()) continue;
-    input_views[n] = t->view();
-    if ((plan.broadcast >> n) & 1u) {
-      input_views[n].ndim = plan.outputs[0].ndim;
-      input_views[n].shape = plan.outputs[0].shape;
-      input_views[n].strides = plan.strides[n];
+  for (int j = 0; j < plan.num_inputs; ++j) {
+    input_views[j] = inputs[j]->view();
+    if ((plan.broadcast >> j) & 1u) {
+      input_views[j].ndim = plan.outputs[0].ndim;
+      input_views[j].shape = plan.outputs[0].shape;
+      input_views[j].strides = plan.strides[j];
     }
-    ++n;
   }
   sy_tensor_view_t output_views[kMaxOutputs];
   for (int i = 0; i < plan.num_outputs; ++i) output_views[i] = outputs[i]->view();
+  sy_kernel_call_t call = plan.call;
+  call.inputs = input_views;
+  call.outputs = output_views;
+  call.stream = plan.device->stream();
   sy_attr_t caller_attrs[kMaxAttrs];
-  const sy_attr_t* attrs = plan.attrs;
   if (plan.caller_lists != 0) {
     std::copy(plan.attrs, plan.attrs + plan.num_attrs, caller_attrs);
     for (int j = 0; j < plan.num_attrs; ++j) {
       if ((plan.caller_lists >> j) & 1u) caller_attrs[j].value.ints = args.attrs[j].value.ints;
     }
-    attrs = caller_attrs;
+    call.attrs = caller_attrs;
   }
-  KernelCallParts parts;
-  parts.op = &op;
-  parts.device = plan.device;
-  parts.choice = &plan.choice;
-  parts.input_offsets = plan.offsets;
-  parts.attrs = attrs;
-  parts.num_attrs = plan.num_attrs;
-  sy_kernel_call_t call;
-  FillKernelCall(parts, input_views, n, output_views, plan.num_outputs, call);
   sy_call_context_t workspace(*plan.device);
   call.host_call = &workspace;
 
@@ -306,6 +360,11 @@ void RememberPlan(const CallArgs& args, const BoundCall& bound,
     plan.output_bytes[i] = numel.has_value() && !own_layout
                                ? static_cast<size_t>(*numel) * DTypeSize(meta.dtype)
                                : 0;
+    int64_t expected = 1;  // as Tensor::is_contiguous walks them
+    for (int d = meta.ndim - 1; d >= 0; --d) {
+      plan.output_strides[i][d] = expected;
+      expected *= meta.shape[d];
+    }
   }
   plan.broadcast = 0;
   if (op.kind() == OpKind::kElementwise) {
@@ -315,6 +374,14 @@ void RememberPlan(const CallArgs& args, const BoundCall& bound,
       }
     }
   }
+  KernelCallParts parts;
+  parts.op = &op;
+  parts.device = plan.device;
+  parts.choice = &plan.choice;
+  parts.input_offsets = plan.offsets;
+  parts.attrs = plan.attrs;
+  parts.num_attrs = plan.num_attrs;
+  FillKernelCall(parts, nullptr, plan.num_inputs, nullptr, plan.num_outputs, plan.call);
   plan.op_serial = op.serial();
 }
 

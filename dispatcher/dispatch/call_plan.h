@@ -3,14 +3,18 @@
 // loop — and for such a call bind and resolve (bind.h, resolve.h) give the
 // same answer every time. A plan is that answer kept: the kernel and
 // variant resolution chose, the attributes as binding filled them in, the
-// outputs' dtypes and shapes, and the broadcast strides of the kernel's
-// input views. The next call whose arguments have the same signature — the
+// outputs' dtypes, shapes and contiguous strides, the broadcast strides of
+// the kernel's input views, and the kernel call itself (sy_kernel_call_t)
+// but for its views, stream and workspace. The next call whose arguments have the same signature — the
 // same devices, dtypes, shapes and strides of every given tensor, the same
 // attribute values, list sizes and argument counts — runs the kernel
 // straight from the plan: no schema walk, no shape function, no dispatch
-// lookup, no bucket. What only the call itself knows is still checked every
-// time: its outputs (dtype, shape, device, no aliasing of an input, no
-// self-overlap) and its data pointers.
+// lookup, no bucket. The signature is compared word by word with the
+// plan's and the comparison stops at the first difference. What only the
+// call itself knows is still checked every time: its outputs (dtype, shape,
+// device, contiguous strides — a strided output takes the whole path, which
+// checks it for self-overlap — and no aliasing of an input) and its data
+// pointers.
 //
 // A plan is valid while what it was made from is: the op's dispatch
 // snapshot and, for a slot that reads bucket tables, the slot's bucket

@@ -128,10 +128,7 @@ absl::StatusOr<OpHandle> Dispatcher::FindOp(absl::string_view name) const {
       " (`switchyard ops` lists every op)"));
 }
 
-absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
-  if (!trace::Enabled() && !DebugLogging()) {
-    return ExecuteUntraced(op, args, nullptr);
-  }
+absl::Status Dispatcher::ExecuteObserved(OpHandle op, const CallArgs& args) {
   // Traced (one event per call, with the kernel's device time) or logged
   // at debug level (a line per call with its resolution).
   const int64_t start = trace::NowNs();
@@ -158,7 +155,7 @@ absl::Status Dispatcher::Execute(OpHandle op, const CallArgs& args) {
 
 absl::Status Dispatcher::ExecuteUntraced(OpHandle op, const CallArgs& args,
                                          TracedCall* traced) {
-  if (absl::Status status = CheckOp(op); !status.ok()) return status;
+  if (op.def() == nullptr || !op.def()->live()) return CheckOp(op);
   const OpDef& def = *op.def();
   CallTracker::Scope in_flight(state_->calls);
   if (traced == nullptr) {  // a traced call needs the whole path's event

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "dispatcher/base/log.h"
 #include "dispatcher/dispatch/attr.h"
 #include "dispatcher/dispatch/capture.h"
 #include "dispatcher/dispatch/resolve.h"
@@ -77,8 +78,12 @@ class Dispatcher {
 
   // Binds, resolves and runs one call (or hands it to the thread's graph
   // capture). Allocates nothing but `produced` outputs and what a view,
-  // decomposition or fallback makes.
-  absl::Status Execute(OpHandle op, const CallArgs& args);
+  // decomposition or fallback makes. Inline: untraced and not logged at
+  // debug level, a call costs these two loads and one branch here.
+  absl::Status Execute(OpHandle op, const CallArgs& args) {
+    if (!trace::Enabled() && !DebugLogging()) return ExecuteUntraced(op, args, nullptr);
+    return ExecuteObserved(op, args);
+  }
 
   // Calls an op; outputs are allocated on the inputs' device. `inputs` as
   // CallArgs::inputs, with an undefined Tensor for an omitted optional one.
@@ -149,6 +154,8 @@ class Dispatcher {
   };
   absl::Status ExecuteUntraced(OpHandle op, const CallArgs& args,
                                TracedCall* traced);
+  // Execute for a call that is traced or logged: with its event or line.
+  absl::Status ExecuteObserved(OpHandle op, const CallArgs& args);
 
   RuntimeState* state_;
 };

@@ -165,6 +165,39 @@ TEST_F(CallPlanTest, OutputErrorsAreTheSameWithAPlan) {
   }
 }
 
+// A plan checks a caller's output against contiguous strides: a strided
+// output takes the whole path (right values; a self-overlapping one gets
+// the whole path's error), and a stride on a dim of size 1, which
+// contiguity ignores, does not cost the plan.
+TEST_F(CallPlanTest, OutputLayoutsAreCheckedTheSameWithAPlan) {
+  const std::vector<float> values = RandomFloats(6, 7);
+  const Tensor x = MakeF32(*runtime_, *cpu_, {2, 3}, values);
+  const Tensor good = MakeF32(*runtime_, *cpu_, {2, 3}, std::vector<float>(6));
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(runtime_->CallOut(Op("exp"), {x}, {}, {good}).ok());
+  const Tensor base = MakeF32(*runtime_, *cpu_, {6}, std::vector<float>(6));
+  const Tensor transposed = Tensor::View(base, {2, 3}, {1, 2}, 0);
+  const Tensor overlapping = Tensor::View(base, {2, 3}, {0, 1}, 0);
+  uint64_t planned = PlannedCallsOnThisThread();
+  ASSERT_TRUE(runtime_->CallOut(Op("exp"), {x}, {}, {transposed}).ok());
+  EXPECT_EQ(PlannedCallsOnThisThread(), planned) << "a strided output takes the whole path";
+  std::vector<double> want(6);
+  for (size_t i = 0; i < 6; ++i) want[i] = std::exp(static_cast<double>(values[i]));
+  ExpectNear(ReadF32(*runtime_, transposed), want);
+  absl::Status overlap = runtime_->CallOut(Op("exp"), {x}, {}, {overlapping});
+  EXPECT_EQ(overlap.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(overlap.message()),
+              ::testing::HasSubstr("may reach one element from two indices"));
+
+  const Tensor row = MakeF32(*runtime_, *cpu_, {1, 6}, values);
+  const Tensor dense = MakeF32(*runtime_, *cpu_, {1, 6}, std::vector<float>(6));
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(runtime_->CallOut(Op("exp"), {row}, {}, {dense}).ok());
+  const Tensor odd = Tensor::View(base, {1, 6}, {99, 1}, 0);  // contiguous all the same
+  planned = PlannedCallsOnThisThread();
+  ASSERT_TRUE(runtime_->CallOut(Op("exp"), {row}, {}, {odd}).ok());
+  EXPECT_EQ(PlannedCallsOnThisThread(), planned + 1);
+  ExpectNear(ReadF32(*runtime_, odd), want);
+}
+
 // Records calls and answers with symbolic outputs, as a graph capture does.
 class Recorder : public CallInterceptor {
  public:

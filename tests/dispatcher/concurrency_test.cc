@@ -2,8 +2,10 @@
 // loads and unloads a plugin and pins and unpins kernels. Results must stay
 // right at every moment; run under the tsan preset, it must be race-free.
 #include <atomic>
+#include <chrono>
 #include <thread>
 
+#include "dispatcher/base/call_tracker.h"
 #include "gtest/gtest.h"
 #include "test_util.h"
 
@@ -57,6 +59,52 @@ TEST(ConcurrencyTest, CallsStayCorrectWhileRegistrationChanges) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(calls.load(), 0);
+}
+
+// Note [In-flight slots]: an unload waits for the calls in flight when it
+// starts — nested ones too — and for nothing else: not for calls that
+// finished, not for threads that ended, not for calls that start later.
+TEST(CallTrackerTest, WaitsForCallsInFlightAndOnlyForThem) {
+  CallTracker tracker;
+  // Threads that made calls and ended leave nothing to wait for (their
+  // slots are reused; a leak of an odd epoch would hang here).
+  for (int i = 0; i < 40; ++i) {
+    std::thread([&] { CallTracker::Scope call(tracker); }).join();
+  }
+  tracker.WaitForQuiescence();
+
+  std::atomic<int> stage{0};  // 1: in the call; 2: leave the inner call; 3: leave
+  std::thread caller([&] {
+    CallTracker::Scope outer(tracker);
+    {
+      CallTracker::Scope inner(tracker);  // a decomposition's nested call
+      stage = 1;
+      while (stage.load() < 2) std::this_thread::yield();
+    }
+    while (stage.load() < 3) std::this_thread::yield();
+  });
+  while (stage.load() < 1) std::this_thread::yield();
+  std::atomic<bool> returned{false};
+  std::thread waiter([&] {
+    tracker.WaitForQuiescence();
+    returned = true;
+  });
+  // Another thread calling all the while is not waited for.
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    while (!stop.load()) CallTracker::Scope call(tracker);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(returned.load());
+  stage = 2;  // the nested call returns; the outer one is still in flight
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(returned.load());
+  stage = 3;
+  waiter.join();
+  EXPECT_TRUE(returned.load());
+  stop = true;
+  busy.join();
+  caller.join();
 }
 
 }  // namespace
