@@ -16,6 +16,7 @@
 
 #include "c_api_test_util.h"
 #include "gtest/gtest.h"
+#include "../temp_dir.h"
 #include "nlohmann/json.hpp"
 #include "switchyard/switchyard.h"
 #include "switchyard/switchyard.hpp"
@@ -29,24 +30,7 @@ std::string PlantedManifest() {
   return std::string(SWITCHYARD_AUTOTUNE_TEST_PLUGIN_DIR) + "/v1/planted.json";
 }
 
-// A fresh folder, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "sy-capi-autotune-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ::sy::testing::TempDir;
 
 class AutotuneApi : public ::testing::Test {
  protected:

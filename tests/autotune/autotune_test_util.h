@@ -19,6 +19,7 @@
 #include "dispatcher/base/log.h"
 #include "dispatcher/runtime/runtime.h"
 #include "gtest/gtest.h"
+#include "../temp_dir.h"
 
 namespace sy::autotune::testing {
 
@@ -42,34 +43,7 @@ inline MeasureOptions QuickMeasure() {
   return m;
 }
 
-// A folder under the test's temporary directory, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::path(::testing::TempDir()) /
-             absl::StrCat("autotune-", ::getpid(), "-", counter++))
-                .string();
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-  std::vector<std::string> Names() const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_)) {
-      names.push_back(entry.path().filename().string());
-    }
-    return names;
-  }
-
- private:
-  std::string path_;
-};
+using ::sy::testing::TempDir;
 
 struct RuntimeSpec {
   std::vector<std::string> manifests = {CpuManifest(), PlantedManifest(1)};

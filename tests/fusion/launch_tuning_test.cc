@@ -20,6 +20,7 @@
 #include "fusion/ir/serialize.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "../temp_dir.h"
 #include "fusion_test_util.h"
 
 namespace sy::fusion::testing {
@@ -27,26 +28,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A folder for an autotune cache, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = (std::filesystem::path(::testing::TempDir()) /
-             ("launch-tuning-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
-                .string();
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ::sy::testing::TempDir;  // a folder for an autotune cache
 
 // ---- A fake compiler: out = -in, over one f32 operand ----------------------
 // Configuration 0 sleeps in every launch, 1 is fast, 2 computes out = in.

@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 import switchyard as sy
+from bench_cuda_torch import host_enqueue_us  # the same method as its rows
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -54,19 +55,6 @@ def burst_ms(fn, calls):
         fn()
     torch.cuda.synchronize()
     return (time.perf_counter() - start) / calls * 1e3
-
-
-def enqueue_us(fn, calls=100, repeats=15):
-    """Host time to enqueue one call (the GPU idle before each burst)."""
-    samples = []
-    for _ in range(repeats):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        samples.append((time.perf_counter() - start) / calls * 1e6)
-    torch.cuda.synchronize()
-    return statistics.median(samples)
 
 
 class Table:
@@ -166,7 +154,8 @@ def conv2d(ctx, rounds):
             for _ in range(20):
                 torch_fn()
                 sy_fn()
-            print(f"| {name} | {layout} | {enqueue_us(torch_fn):.1f} | {enqueue_us(sy_fn):.1f} |")
+            print(f"| {name} | {layout} | {host_enqueue_us(torch_fn, 100):.1f} "
+                  f"| {host_enqueue_us(sy_fn, 100):.1f} |")
 
 
 def main():
