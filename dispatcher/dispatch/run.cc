@@ -155,9 +155,8 @@ absl::Status Deliver(Dispatcher& dispatcher, const BoundCall& bound,
   return CopyResults(dispatcher, *bound.op, results, provided);
 }
 
-}  // namespace
-
-namespace {
+// The dim order of an [N, C, H, W] tensor laid out channels-last.
+constexpr int kNhwc[] = {0, 2, 3, 1};
 
 // Densely channels-last ([N, C, H, W] with memory order N, H, W, C) and not
 // also contiguous: PyTorch's suggest_memory_format. Dims of size 1 take any
@@ -166,7 +165,6 @@ bool ChannelsLast(const Tensor* t) {
   if (t == nullptr || !t->defined() || t->ndim() != 4) return false;
   const absl::Span<const int64_t> shape = t->shape();
   const absl::Span<const int64_t> strides = t->strides();
-  static constexpr int kNhwc[] = {0, 2, 3, 1};
   int64_t want[4];
   OrderedStrides(shape, kNhwc, want);
   for (int d = 0; d < 4; ++d) {
@@ -189,7 +187,6 @@ absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t&
     return kBlhe;
   }
   // Note [Channels-last outputs]
-  static constexpr int kNhwc[] = {0, 2, 3, 1};
   for (size_t i = 0; i < std::min<size_t>(inputs.size(), 2); ++i) {
     if (ChannelsLast(inputs[i])) return kNhwc;
   }
