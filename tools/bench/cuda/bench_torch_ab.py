@@ -29,22 +29,12 @@ import torch
 import torch.nn.functional as F
 
 import switchyard as sy
-from bench_cuda_torch import host_enqueue_us  # the same method as its rows
+# The same shapes and enqueue timer as bench_cuda_torch.py's rows.
+from bench_cuda_torch import ATTENTION_SHAPES, RESNET_CONVS, host_enqueue_us
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True
-
-ATTENTION_SHAPES = [(16, 16, 512, 64), (4, 16, 2048, 64), (8, 32, 1024, 128),
-                    (2, 32, 4096, 128), (1, 32, 8192, 128)]
-RESNET_CONVS = [  # label, C_in, H = W, C_out, kernel, stride, padding
-    ("conv1 3->64 7x7 s2, 224^2", 3, 224, 64, 7, 2, 3),
-    ("64->64 3x3, 56^2", 64, 56, 64, 3, 1, 1),
-    ("1x1 256->64, 56^2", 256, 56, 64, 1, 1, 0),
-    ("128->128 3x3, 28^2", 128, 28, 128, 3, 1, 1),
-    ("256->256 3x3, 14^2", 256, 14, 256, 3, 1, 1),
-    ("512->512 3x3, 7^2", 512, 7, 512, 3, 1, 1),
-]
 
 
 def burst_ms(fn, calls):
