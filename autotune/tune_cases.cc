@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "autotune/random_values.h"
 #include "dispatcher/ops/dtype.h"
 #include "nlohmann/json.hpp"
 #include "switchyard/plugin/dtypes.hpp"
@@ -97,38 +98,13 @@ core::Attr ToAttr(const TuneAttr& a) {
   return core::Attr();
 }
 
-// Host bytes of `n` random values of `dtype`.
-std::vector<unsigned char> RandomBytes(sy_dtype_t dtype, int64_t n, std::mt19937_64& rng) {
-  const size_t size = core::DTypeSize(dtype);
-  std::vector<unsigned char> bytes(static_cast<size_t>(n) * size);
-  std::normal_distribution<double> normal(0, 1);
-  std::uniform_int_distribution<int> small(-8, 8);
-  for (int64_t i = 0; i < n; ++i) {
-    unsigned char* at = bytes.data() + i * size;
-    auto put = [&](auto value) { std::memcpy(at, &value, sizeof value); };
-    switch (dtype) {
-      case SY_DTYPE_F32: put(static_cast<float>(normal(rng))); break;
-      case SY_DTYPE_F64: put(normal(rng)); break;
-      case SY_DTYPE_F16: put(plugin::Half(static_cast<float>(normal(rng)))); break;
-      case SY_DTYPE_BF16: put(plugin::BFloat16(static_cast<float>(normal(rng)))); break;
-      case SY_DTYPE_I32: put(static_cast<int32_t>(small(rng))); break;
-      case SY_DTYPE_I64: put(static_cast<int64_t>(small(rng))); break;
-      case SY_DTYPE_I8: put(static_cast<int8_t>(small(rng))); break;
-      case SY_DTYPE_U8: put(static_cast<uint8_t>(small(rng) + 8)); break;
-      case SY_DTYPE_BOOL: put(static_cast<uint8_t>(small(rng) > 0)); break;
-      default: break;
-    }
-  }
-  return bytes;
-}
-
 absl::StatusOr<core::Tensor> MakeInput(core::Dispatcher& dispatcher, core::Device& device,
                                        const TuneInput& in, std::mt19937_64& rng) {
   std::vector<int64_t> stored = in.shape;
   if (in.transposed) std::swap(stored[stored.size() - 2], stored[stored.size() - 1]);
   int64_t n = 1;
   for (int64_t d : stored) n *= d;
-  std::vector<unsigned char> bytes = RandomBytes(in.dtype, n, rng);
+  std::vector<unsigned char> bytes = RandomBytes(in.dtype, n, RandomValues::kNormal, rng);
   absl::StatusOr<core::Tensor> t =
       dispatcher.FromHost(device, in.dtype, stored, bytes.data(), bytes.size());
   if (!t.ok() || !in.transposed) return t;

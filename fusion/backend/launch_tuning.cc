@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "autotune/random_values.h"
 #include "autotune/reference.h"
 #include "autotune/tuning_key.h"
 #include "dispatcher/base/error.h"
@@ -46,42 +47,6 @@ int64_t Extent(const FusedKernel& ir, const sy_fused_operand_t& operand) {
     extent += (ir.shape[d] - 1) * operand.strides[d];
   }
   return extent;
-}
-
-// splitmix64: cheap enough for the 2^26-element rows of a long-row
-// kernel, and the same in every process.
-uint64_t NextRandom(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// `n` values of `dtype` for a measurement: floating values in [0.5, 2]
-// (positive and away from 0, so log, sqrt, rsqrt and division stay
-// finite), integers 1 … 4, bools at random.
-std::vector<unsigned char> RandomBytes(sy_dtype_t dtype, int64_t n, uint64_t& rng) {
-  const size_t size = core::DTypeSize(dtype);
-  std::vector<unsigned char> bytes(static_cast<size_t>(n) * size);
-  auto real = [](uint64_t& r) { return 0.5 + 1.5 * static_cast<double>(NextRandom(r) >> 11) * 0x1p-53; };
-  auto small = [](uint64_t& r) { return static_cast<int>(1 + NextRandom(r) % 4); };
-  for (int64_t i = 0; i < n; ++i) {
-    unsigned char* p = bytes.data() + static_cast<size_t>(i) * size;
-    auto put = [&](auto x) { std::memcpy(p, &x, sizeof(x)); };
-    switch (dtype) {
-      case SY_DTYPE_F32: put(static_cast<float>(real(rng))); break;
-      case SY_DTYPE_F64: put(real(rng)); break;
-      case SY_DTYPE_F16: put(plugin::Half(static_cast<float>(real(rng)))); break;
-      case SY_DTYPE_BF16: put(plugin::BFloat16(static_cast<float>(real(rng)))); break;
-      case SY_DTYPE_I32: put(static_cast<int32_t>(small(rng))); break;
-      case SY_DTYPE_I64: put(static_cast<int64_t>(small(rng))); break;
-      case SY_DTYPE_I8: put(static_cast<int8_t>(small(rng))); break;
-      case SY_DTYPE_U8: put(static_cast<uint8_t>(small(rng))); break;
-      case SY_DTYPE_BOOL: put(static_cast<uint8_t>(small(rng) & 1)); break;
-      default: break;
-    }
-  }
-  return bytes;
 }
 
 // Buffers for one kernel's operands on the device, and views of them laid
@@ -128,11 +93,12 @@ absl::Status FreshOutputs(core::Dispatcher& dispatcher, core::Device& device,
 absl::StatusOr<Operands> MakeOperands(core::Dispatcher& dispatcher, core::Device& device,
                                       const FusedKernel& ir) {
   Operands ops;
-  uint64_t rng = 0x5eed;
+  autotune::SplitMix64 rng(0x5eed);
   for (const sy_fused_operand_t& in : ir.inputs) {
     const int64_t extent = std::max<int64_t>(Extent(ir, in), 1);
     absl::StatusOr<core::Tensor> t =
-        Buffer(dispatcher, device, in.dtype, extent, RandomBytes(in.dtype, extent, rng));
+        Buffer(dispatcher, device, in.dtype, extent,
+               autotune::RandomBytes(in.dtype, extent, autotune::RandomValues::kPositive, rng));
     if (!t.ok()) return t.status();
     ops.inputs.push_back(*std::move(t));
   }
