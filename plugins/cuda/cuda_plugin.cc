@@ -56,6 +56,16 @@ constexpr sy_plugin_option_t kOptions[] = {
      .default_value = "256",
      .help = "cuDNN execution plans kept for conv2d (problems; least "
              "recently used evicted first)"},
+    {.struct_size = sizeof(sy_plugin_option_t),
+     .extension = nullptr,
+     .name = "conv2d_reduced_precision",
+     .type = SY_OPTION_BOOL,
+     .reserved = 0,
+     .default_value = "false",
+     .help = "let conv2d use cuDNN engines with reduced-precision reduction "
+             "(faster on some problems, as PyTorch allows; f16/bf16 may then "
+             "add partial sums in 16 bits; f32 never uses TF32). Off: f32 "
+             "accumulation"},
 };
 
 // The collective ops through NCCL (collectives/nccl_comm.h; the plugin
@@ -131,6 +141,12 @@ sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) 
                "; pass at least 1"));
   }
   SetConv2dPlanCacheCapacity(static_cast<size_t>(cache.value.i));
+  sy_option_value_t reduced{};
+  if (plugin::HostHasOptions(host)) {
+    SY_PLUGIN_RETURN_IF_ERROR(
+        plugin::GetOption(host, context, "conv2d_reduced_precision", &reduced));
+  }
+  SetConv2dReducedPrecision(reduced.value.b != 0);
   return nullptr;
 }
 
@@ -184,7 +200,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .load = Load,
     .unload = Unload,
     .flags = SY_PLUGIN_FLAG_RESIDENT,
-    .num_options = 1,
+    .num_options = 2,
     .options = kOptions,
 };
 

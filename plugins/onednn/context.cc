@@ -177,7 +177,10 @@ sy_error_t* Admit(const sy_kernel_call_t* call, Work work) noexcept {
     // work over the outputs, so a long reduction into fewer outputs than a
     // machine has cores runs on about one thread: summing 1 Mi f32 into one
     // value took 198 us against the cpu plugin's 47.5 us on a 16-core host
-    // (docs/onednn.md). At 64 Ki, oneDNN was still the faster. The answer
+    // (docs/onednn.md). At 64 Ki, oneDNN looked faster while the cpu
+    // plugin split two blocks over two threads; on one thread (its
+    // kBlocksPerThread) the cpu plugin took 2.0 us against oneDNN's 6.5 us
+    // on a 2-core VM, so from 64 Ki on the cpu plugin takes them. The answer
     // depends on the output's size, which the host's per-bucket cache of
     // declines does not see (buckets are of the inputs): a later call of
     // the same input bucket with other dims gets the first call's answer —

@@ -30,7 +30,7 @@ inline constexpr int64_t kDefaultMinMatmulFlops = int64_t{1} << 24;
 
 // Reductions of at least this many elements into fewer than this many
 // outputs are left to the cpu plugin (Note [Narrow reductions], context.cc).
-inline constexpr int64_t kNarrowReductionElements = int64_t{1} << 18;
+inline constexpr int64_t kNarrowReductionElements = int64_t{1} << 16;
 inline constexpr int64_t kNarrowReductionOutputs = 16;
 
 // One runtime's option values.

@@ -14,12 +14,19 @@
 //                             path as Chosen.
 // After the runs a table prints, per op and size, the chosen kernel and its
 // time, the fastest kernel and its time, and the ratio ("SLOW" above 1.25).
+// Times are the fastest of the repetitions: on a shared host noise only
+// ever adds time, and the rows differ by less than it (Chosen and the
+// pinned row of the same kernel are the same call; their medians drifted
+// ±50 % apart on the GPU machine's host, in both directions). Run the
+// repetitions interleaved at random, so that a slow spell spreads over all
+// rows; the table also gives the ratio of the medians.
 // The onednn rows against the cpu rows are where its decline thresholds
 // (plugins/onednn/context.h, Note [Declining small calls]) should sit.
 // Sizes are elements of the input: 1, 16, 256, 4Ki, 64Ki, 1Mi, 16Mi
 // (softmax and layer_norm over rows of up to 1024; matmul and linear n×n
 // for n = 1 … 1024). Torch/<op>/<n> rows are libtorch at the largest sizes.
-// Run: build/release/bin/bench_ops --benchmark_repetitions=3
+// Run: build/release/bin/bench_ops --benchmark_repetitions=7
+//        --benchmark_enable_random_interleaving=true
 //        --benchmark_report_aggregates_only=true --benchmark_min_time=0.05
 #include <benchmark/benchmark.h>
 
@@ -27,7 +34,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -187,6 +193,11 @@ std::vector<std::pair<std::string, std::string>> Candidates(const OpSpec& spec) 
   return out;
 }
 
+// The "min" statistic of the repetitions (see the top of the file).
+double Fastest(const std::vector<double>& times) {
+  return times.empty() ? 0 : *std::min_element(times.begin(), times.end());
+}
+
 void RegisterAll() {
   for (const OpSpec& spec : Specs()) {
     const auto candidates = Candidates(spec);
@@ -196,7 +207,8 @@ void RegisterAll() {
                                    [&spec, n](benchmark::State& s) {
                                      Time(s, Default(), spec, n);
                                    })
-          ->UseRealTime();
+          ->UseRealTime()
+          ->ComputeStatistics("min", Fastest);
       for (const auto& [plugin, kernel] : candidates) {
         benchmark::RegisterBenchmark(
             ("Kernel/" + row + "/" + plugin).c_str(),
@@ -206,7 +218,8 @@ void RegisterAll() {
               Time(s, NoDecline(), spec, n);
               Must(op.unpin("cpu"), "unpin");
             })
-            ->UseRealTime();
+            ->UseRealTime()
+            ->ComputeStatistics("min", Fastest);
       }
     }
   }
@@ -254,24 +267,27 @@ void RegisterTorch() {
 
 // ---- The table ---------------------------------------------------------------------
 
-// Keeps each benchmark's time (the median when repeated) and label, and
-// prints the comparison when the runs are done.
+// Keeps each benchmark's times (the fastest and the median repetition, or
+// the one run) and label, and prints the comparison when the runs are done.
 class TableReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
-      const bool median = run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
-      const bool single = run.run_type == Run::RT_Iteration;
-      if (!median && !single) continue;
+      const bool aggregate = run.run_type == Run::RT_Aggregate;
+      if (aggregate && run.aggregate_name != "min" && run.aggregate_name != "median") continue;
       std::string name = run.benchmark_name();
       if (const size_t slash = name.find("/real_time"); slash != std::string::npos) {
         name.resize(slash);
       }
-      if (median || !medians_.contains(name)) {
-        times_[name] = run.GetAdjustedRealTime();
-        if (median) medians_.insert(name);
-        if (!run.report_label.empty()) labels_[name] = run.report_label;
-      }
+      const std::string suffix = "_" + run.aggregate_name;  // "…_min" → "…"
+      if (aggregate && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+      Times& t = times_[name];
+      const double ns = run.GetAdjustedRealTime();
+      if (!aggregate && t.repeated) continue;
+      if (aggregate && !t.repeated) t = Times{.repeated = true};
+      if (!aggregate || run.aggregate_name == "min") t.fastest = ns;
+      if (!aggregate || run.aggregate_name == "median") t.median = ns;
+      if (!run.report_label.empty()) labels_[name] = run.report_label;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -279,8 +295,9 @@ class TableReporter : public benchmark::ConsoleReporter {
   void Finalize() override {
     ConsoleReporter::Finalize();
     std::printf(
-        "\n| op | elements | chosen (default set) | time | fastest loaded kernel | time | ratio |\n"
-        "|---|---|---|---|---|---|---|\n");
+        "\n| op | elements | chosen (default set) | time | fastest loaded kernel | time | ratio "
+        "| ratio of medians |\n"
+        "|---|---|---|---|---|---|---|---|\n");
     int slow = 0;
     for (const OpSpec& spec : Specs()) {
       for (int64_t n : spec.sizes) {
@@ -288,22 +305,26 @@ class TableReporter : public benchmark::ConsoleReporter {
         auto chosen = times_.find("Chosen/" + row);
         if (chosen == times_.end()) continue;
         std::string best_name;
-        double best = 0;
+        Times best;
         for (const auto& [name, t] : times_) {
           if (name.rfind("Kernel/" + row + "/", 0) != 0) continue;
-          if (best_name.empty() || t < best) {
+          if (best_name.empty() || t.fastest < best.fastest) {
             best = t;
-            best_name = name.substr(name.rfind('/') + 1);
+            // What ran: a pinned kernel may still decline (onednn's narrow
+            // reductions), and then the label names the kernel that ran.
+            best_name = labels_.contains(name) ? Ran(labels_[name])
+                                               : name.substr(name.rfind('/') + 1);
           }
         }
         if (best_name.empty()) continue;
-        const double ratio = chosen->second / best;
+        const double ratio = chosen->second.fastest / best.fastest;
         slow += ratio > 1.25;
         const int64_t elements = spec.make == Matmul || spec.make == Linear ? n * n : n;
-        std::printf("| %s | %lld | %s | %s | %s | %s | %.2f%s |\n", spec.name,
+        std::printf("| %s | %lld | %s | %s | %s | %s | %.2f%s | %.2f |\n", spec.name,
                     static_cast<long long>(elements), Ran(labels_["Chosen/" + row]).c_str(),
-                    Pretty(chosen->second).c_str(), best_name.c_str(), Pretty(best).c_str(),
-                    ratio, ratio > 1.25 ? " SLOW" : "");
+                    Pretty(chosen->second.fastest).c_str(), best_name.c_str(),
+                    Pretty(best.fastest).c_str(), ratio, ratio > 1.25 ? " SLOW" : "",
+                    chosen->second.median / best.median);
       }
     }
     std::printf("\n%d of the rows above are more than 1.25x slower than the fastest "
@@ -327,9 +348,13 @@ class TableReporter : public benchmark::ConsoleReporter {
     return text;
   }
 
-  std::map<std::string, double> times_;
+  struct Times {
+    bool repeated = false;  // from aggregates (min, median), not one run
+    double fastest = 0;
+    double median = 0;
+  };
+  std::map<std::string, Times> times_;
   std::map<std::string, std::string> labels_;
-  std::set<std::string> medians_;
 };
 
 }  // namespace

@@ -14,7 +14,8 @@
 // When there are few outputs (fewer than kFewOutputs) and each reduces
 // many elements (at least 2 * kBlock), each output's elements are cut into
 // fixed blocks of kBlock in memory order instead, the blocks reduced in
-// parallel and their partial results combined in block order.
+// parallel (at least kBlocksPerThread of them a thread) and their partial
+// results combined in block order.
 //
 // Neither split depends on the number of threads, and the vectorized loops
 // add in a fixed lane order, so a result is bit-identical for any
@@ -57,6 +58,13 @@ using ::sy::plugin::StrCat;
 
 constexpr int64_t kBlock = 32768;
 constexpr int64_t kFewOutputs = 8;
+// A thread's least share of the blocks: waking a worker costs more than
+// summing a block or two. A 64 Ki-element f32 sum (two blocks) took 2.0 µs
+// on one thread against 4.3 µs on two (2-core VM, bench_ops), and 30.8 µs
+// on two threads of the GPU machine's 16-core host, whose wake-ups are
+// slow (docs/onednn.md, "Narrow reductions"). Which blocks exist does not
+// change, so results keep their bits.
+constexpr int64_t kBlocksPerThread = 4;
 
 enum class Kind { kSum, kMean, kMax, kMin };
 
@@ -339,7 +347,7 @@ void Accumulate(const T* px, const std::vector<WalkDim>& walk,
       [&](const auto& off, int64_t count, const auto& st) {
         for (int64_t o = 0; o < count; ++o) {
           const T* x = px + off[0] + o * st[0];
-          ParallelFor(blocks, 1, [&](int64_t b0, int64_t b1) {
+          ParallelFor(blocks, kBlocksPerThread, [&](int64_t b0, int64_t b1) {
             for (int64_t b = b0; b < b1; ++b) {
               Acc a = R::Identity();
               layout.ForEachRun(

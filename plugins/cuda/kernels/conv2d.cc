@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@
 
 namespace sy::cuda {
 namespace {
+
+// The plugin option conv2d_reduced_precision (SetConv2dReducedPrecision).
+std::atomic<bool> g_reduced_precision{false};
 
 using ::sy::gpu::BeginCall;
 using ::sy::gpu::CheckLaunched;
@@ -281,6 +285,7 @@ sy_error_t* ConvImpl(const sy_kernel_call_t* call, sy_dtype_t dtype, bool relu) 
   key.bias = p.has_bias ? 1 : 0;
   key.relu = relu ? 1 : 0;
   key.variant = call->variant;
+  key.reduced = g_reduced_precision.load(std::memory_order_relaxed) ? 1 : 0;
   for (int d = 0; d < 4; ++d) {
     key.x[d] = p.x[d];
     key.w[d] = p.w[d];
@@ -456,6 +461,10 @@ sy_error_t* RegisterFor(const sy_host_api_t* host, sy_host_context_t* context) {
 
 void SetConv2dPlanCacheCapacity(size_t problems) {
   SetConvPlanCacheCapacity(problems);
+}
+
+void SetConv2dReducedPrecision(bool allowed) {
+  g_reduced_precision.store(allowed, std::memory_order_relaxed);
 }
 
 sy_error_t* RegisterConv2dKernels(const sy_host_api_t* host,

@@ -27,7 +27,8 @@
 // Numerics: f32 never runs on TF32 tensor cores (engines with the
 // TENSOR_CORE or DOWN_CONVERT_INPUTS numerical note are skipped; the op
 // set's f32 tolerance rules TF32 out, like the GEMMs); f16/bf16 compute in
-// f32 (engines with REDUCED_PRECISION_REDUCTION are skipped). The bias and
+// f32 (engines with REDUCED_PRECISION_REDUCTION are skipped, unless the
+// plugin option conv2d_reduced_precision allows them). The bias and
 // ReLU run on the f32 accumulator, so the output rounds once.
 //
 // Layouts: NCHW and channels-last (NHWC) inputs are used in place: a call
@@ -55,6 +56,13 @@ inline constexpr int kConv2dPlanCacheDefault = 256;
 
 // Sets the plan cache's capacity (>= 1); a smaller one evicts at once.
 void SetConv2dPlanCacheCapacity(size_t problems);
+
+// Lets calls use engines with cuDNN's REDUCED_PRECISION_REDUCTION note
+// (plugin option conv2d_reduced_precision, default off; f32 still never
+// runs TF32). Process-wide
+// like the cache's capacity; part of each plan's key, so plans built under
+// the other setting are never reused.
+void SetConv2dReducedPrecision(bool allowed);
 
 // Registers the schema of cuda::conv2d_relu and the kernels of it and of
 // conv2d: f64 (the direct kernel) always; f32, f16 and bf16 (cuDNN, with

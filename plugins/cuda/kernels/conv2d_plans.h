@@ -23,6 +23,7 @@ struct ConvKey {
   int32_t bias = 0;      // 1: a bias [K] at unit stride
   int32_t relu = 0;
   int32_t variant = -1;  // -1: measured pick; k: k-th heuristic choice
+  int32_t reduced = 0;   // 1: engines with REDUCED_PRECISION_REDUCTION too
   int64_t x[4] = {};     // N C H W
   int64_t w[4] = {};     // K C/g kH kW
   int64_t stride[2] = {}, padding[2] = {}, dilation[2] = {};

@@ -468,4 +468,78 @@ TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
 }
 
 }  // namespace
+// The plugin option conv2d_reduced_precision: plans are built with
+// reduced-precision-reduction engines allowed (their key says so, so a
+// plan built under the default is not reused); f16 stays within a 16-bit
+// reduction's error of float64, and f32 within FP32's (no TF32).
+TEST(CudaConv2dReducedPrecision, ReachesThePlansAndKeepsF32Exact) {
+  SY_SKIP_WITHOUT_CUDA();
+  const auto runtime_with = [](bool reduced) {
+    RuntimeOptions options;
+    options.loader.use_environment = false;
+    options.loader.use_default_path = false;
+    options.loader.search_paths = {CpuManifest(), CudaManifest()};
+    options.loader.plugin_options = {std::string("cuda.conv2d_reduced_precision=") +
+                                     (reduced ? "true" : "false")};
+    return Runtime::Create(options).value();
+  };
+  std::unique_ptr<Runtime> rt = runtime_with(true);
+  Device* cuda = rt->GetDevice("cuda:0").value();
+  std::vector<std::string> lines;
+  const LogLevel previous = GetLogLevel();
+  SetLogLevel(LogLevel::kDebug);
+  SetLogSink([&](LogLevel, absl::string_view m) {
+    if (m.find("built the plan of") != absl::string_view::npos) lines.emplace_back(m);
+  });
+  // A 3-channel 7×7 stem, stride 2, padding 3, in f16 and f32.
+  Conv c;
+  c.stride[0] = c.stride[1] = 2;
+  c.padding[0] = c.padding[1] = 3;
+  double error[2] = {};
+  for (const sy_dtype_t dtype : {SY_DTYPE_F16, SY_DTYPE_F32}) {
+    Host x, w;
+    // Random values rounded to the dtype (Upload's tensors, on the shared
+    // runtime, are not used).
+    (void)Upload(dtype, {2, 3, 20, 20}, 131, &x);
+    (void)Upload(dtype, {16, 3, 7, 7}, 132, &w);
+    // This runtime's own tensors, from the rounded values.
+    const auto on_rt = [&](const Host& h) {
+      if (dtype == SY_DTYPE_F32) {
+        const std::vector<float> f(h.values.begin(), h.values.end());
+        return rt->FromHost(*cuda, dtype, h.shape, f.data(), f.size() * 4).value();
+      }
+      std::vector<plugin::Half> f(h.values.size());
+      for (size_t i = 0; i < f.size(); ++i) f[i] = plugin::Half(static_cast<float>(h.values[i]));
+      return rt->FromHost(*cuda, dtype, h.shape, f.data(), f.size() * 2).value();
+    };
+    std::vector<int64_t> shape;
+    const std::vector<double> want = Reference(x, w, nullptr, c, &shape);
+    std::vector<Tensor> out = rt->Call(rt->FindOp("conv2d").value(),
+                                       {on_rt(x), on_rt(w), Tensor()}, c.Attrs())
+                                  .value();
+    std::vector<double> got(want.size());
+    if (dtype == SY_DTYPE_F32) {
+      std::vector<float> f(got.size());
+      ASSERT_TRUE(rt->ToHost(out[0], f.data(), f.size() * 4).ok());
+      got.assign(f.begin(), f.end());
+    } else {
+      std::vector<plugin::Half> f(got.size());
+      ASSERT_TRUE(rt->ToHost(out[0], f.data(), f.size() * 2).ok());
+      for (size_t i = 0; i < f.size(); ++i) got[i] = static_cast<float>(f[i]);
+    }
+    error[dtype == SY_DTYPE_F32] = RelativeError(got, want);
+  }
+  SetLogSink(nullptr);
+  SetLogLevel(previous);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0], HasSubstr("f16 NCHW"));
+  EXPECT_THAT(lines[0], HasSubstr("(reduced-precision reduction allowed)"));
+  EXPECT_THAT(lines[1], HasSubstr("f32 NCHW"));
+  EXPECT_THAT(lines[1], HasSubstr("(reduced-precision reduction allowed)"));
+  EXPECT_LT(error[0], 1e-2);  // 147 products summed in f16 at worst
+  EXPECT_LT(error[1], Tolerance(SY_DTYPE_F32));
+  rt.reset();
+  runtime_with(false).reset();  // the default again, for the tests that follow
+}
+
 }  // namespace sy::cuda_test

@@ -147,6 +147,12 @@ TEST(OnednnSelection, DeclinesLongReductionsIntoFewOutputs) {
   double want = 0;
   for (float v : x) want += v;
   EXPECT_NEAR(got, want, 1e-3);
+  // From 64 Ki on, where the cpu plugin sums on one thread in a third of
+  // oneDNN's time.
+  const Tensor row = runtime.Empty(cpu, SY_DTYPE_F32, {65536}).value();
+  EXPECT_EQ(runtime.Explain(sum, {row}).value(),
+            "kernel cpu::sum.f32 (priority); declined: onednn::sum.f32: a reduction of "
+            "65536 elements into 1 output(s) runs on about one thread in oneDNN");
   const Tensor wide = runtime.Empty(cpu, SY_DTYPE_F32, {256, 4096}).value();
   EXPECT_EQ(runtime.Explain(sum, {wide}, {Attr({1}), Attr(false)}).value(),
             "kernel onednn::sum.f32 (priority)");

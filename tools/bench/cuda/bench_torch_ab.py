@@ -18,7 +18,7 @@ output per call. Host time to enqueue one call is timed the same way for
 both, from Python.
 
     PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_torch_ab.py \
-        [--rounds=15] [--only=attention,conv2d]
+        [--rounds=15] [--only=attention,conv2d] [--match='f16 NCHW conv1']
 """
 
 import argparse
@@ -50,14 +50,14 @@ def burst_ms(fn, calls):
 class Table:
     """Rows of one op; `below` counts rows under their target ratio."""
 
-    def __init__(self, title, rounds):
+    def __init__(self, title, rounds, extra=None):
         self.rounds, self.rows, self.below = rounds, 0, 0
         print(f"\n{title}")
         print("| dtype | case | torch ms | switchyard ms | torch/ours (median of rounds) "
-              "| min, max of rounds | TFLOP/s ours |")
-        print("|---|---|---:|---:|---:|---|---:|")
+              "| min, max of rounds | TFLOP/s ours |" + (f" {extra} |" if extra else ""))
+        print("|---|---|---:|---:|---:|---|---:|" + ("---|" if extra else ""))
 
-    def row(self, dtype, case, torch_fn, sy_fn, calls, flops, target):
+    def row(self, dtype, case, torch_fn, sy_fn, calls, flops, target, extra=None):
         for _ in range(3):  # warm both: plans, searches, clocks
             burst_ms(torch_fn, calls)
             burst_ms(sy_fn, calls)
@@ -72,7 +72,8 @@ class Table:
         self.rows += 1
         self.below += ratio < target
         print(f"| {dtype} | {case} | {statistics.median(t_ms):.3f} | {ours:.3f} | {ratio:.3f} "
-              f"| {min(ratios):.2f}, {max(ratios):.2f} | {flops / (ours * 1e-3) / 1e12:.1f} |")
+              f"| {min(ratios):.2f}, {max(ratios):.2f} | {flops / (ours * 1e-3) / 1e12:.1f} |"
+              + (f" {extra} |" if extra else ""))
 
     def close(self):
         print(f"rows below their target: {self.below} of {self.rows}")
@@ -83,6 +84,11 @@ def check(what, got, want, tol):
     scale = want.float().abs().max().item() + 1e-6
     if err > tol * scale:
         raise SystemExit(f"{what}: max |ours - torch| = {err} (scale {scale})")
+
+
+def error_vs_f64(got, want):
+    """max |got - want| / max |want|, want in float64."""
+    return ((got.double() - want).abs().max() / want.abs().max()).item()
 
 
 def attention(ctx, rounds):
@@ -103,14 +109,19 @@ def attention(ctx, rounds):
     table.close()
 
 
-def conv2d(ctx, rounds):
+def conv2d(ctx, rounds, match):
+    # The last column: each side's error against the same convolution in
+    # float64, which shows a 16-bit reduction where one ran (the cuda
+    # plugin's conv2d_reduced_precision option; docs/cuda.md).
     table = Table("conv2d, N = 32 (target >= 0.9 of PyTorch for f16/bf16, 0.95 for f32)",
-                  rounds)
+                  rounds, extra="error vs f64: torch, ours")
     for layout in ("NCHW", "NHWC"):
         fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
         for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
                             (torch.bfloat16, "bf16")):
             for label, c, hw, k, kernel, stride, padding in RESNET_CONVS:
+                if match not in f"{name} {layout} {label}":
+                    continue
                 n = 32
                 x = (torch.rand(n, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
                     memory_format=fmt)
@@ -120,12 +131,17 @@ def conv2d(ctx, rounds):
                 torch_fn = lambda: F.conv2d(x, w, None, stride, padding)  # noqa: E731
                 sy_fn = lambda: ctx.ops.conv2d(  # noqa: E731
                     sx, sw, None, [stride, stride], [padding, padding])
-                check(f"conv2d {name} {layout} {label}", torch.from_dlpack(sy_fn()), torch_fn(),
+                ours = torch.from_dlpack(sy_fn())
+                check(f"conv2d {name} {layout} {label}", ours, torch_fn(),
                       2e-2 if dtype != torch.float32 else 1e-4)
+                want = F.conv2d(x.double(), w.double(), None, stride, padding)
+                errors = (f"{error_vs_f64(torch_fn(), want):.1e}, "
+                          f"{error_vs_f64(ours, want):.1e}")
+                del want, ours
                 oh = (hw + 2 * padding - kernel) // stride + 1
                 flops = 2.0 * n * k * oh * oh * c * kernel * kernel
                 table.row(name, f"{layout} {label}", torch_fn, sy_fn, 10, flops,
-                          0.95 if dtype == torch.float32 else 0.9)
+                          0.95 if dtype == torch.float32 else 0.9, extra=errors)
                 del x, w, sx, sw
     table.close()
     print("\nhost time to enqueue one small call (N=1 64->64 3x3, 8^2; target <= 10 µs)")
@@ -152,6 +168,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--only", default="attention,conv2d")
+    parser.add_argument("--match", default="",
+                        help="conv2d: only the rows whose 'dtype layout case' contains this")
     args = parser.parse_args()
     p = torch.cuda.get_device_properties(0)
     print(f"device: {p.name}, torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
@@ -161,7 +179,7 @@ def main():
     if "attention" in parts:
         attention(ctx, args.rounds)
     if "conv2d" in parts:
-        conv2d(ctx, args.rounds)
+        conv2d(ctx, args.rounds, args.match)
 
 
 if __name__ == "__main__":
