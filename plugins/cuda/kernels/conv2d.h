@@ -59,9 +59,8 @@ void SetConv2dPlanCacheCapacity(size_t problems);
 
 // Lets calls use engines with cuDNN's REDUCED_PRECISION_REDUCTION note
 // (plugin option conv2d_reduced_precision, default off; f32 still never
-// runs TF32). Process-wide
-// like the cache's capacity; part of each plan's key, so plans built under
-// the other setting are never reused.
+// runs TF32). Process-wide like the cache's capacity; part of each plan's
+// key, so plans built under the other setting are never reused.
 void SetConv2dReducedPrecision(bool allowed);
 
 // Registers the schema of cuda::conv2d_relu and the kernels of it and of

@@ -3,7 +3,8 @@
 // dilation and bias together; depthwise; inputs that are views (permuted,
 // sliced); channels-last inputs and output; a strided output; an empty
 // batch; cuda::conv2d_relu; each heuristic variant; the plan cache's hits
-// and evictions (its debug log); and a bad call's error. f32 must be
+// and evictions (its debug log); the reduced-precision option; and a bad
+// call's error. f32 must be
 // FP32-exact (no TF32): its bound is the f32 GEMMs' one. Inputs are random.
 // Skips without a GPU, and without cuDNN (the load record says why).
 #include <gmock/gmock.h>
@@ -467,7 +468,6 @@ TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
   runtime_with(256).reset();  // the default again, for the tests that follow
 }
 
-}  // namespace
 // The plugin option conv2d_reduced_precision: plans are built with
 // reduced-precision-reduction engines allowed (their key says so, so a
 // plan built under the default is not reused); f16 stays within a 16-bit
@@ -542,4 +542,5 @@ TEST(CudaConv2dReducedPrecision, ReachesThePlansAndKeepsF32Exact) {
   runtime_with(false).reset();  // the default again, for the tests that follow
 }
 
+}  // namespace
 }  // namespace sy::cuda_test
