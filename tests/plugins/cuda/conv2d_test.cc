@@ -406,6 +406,18 @@ TEST(CudaConv2dLoad, LogsTheCudnnItLoaded) {
   EXPECT_NE(registered, absent) << "the cuda plugin should say either way";
 }
 
+// A runtime of its own with the cpu and cuda plugins and one cuda plugin
+// option ("key=value"). The cuda plugin applies its options to the process
+// at load, so a test that sets one loads the default again when done.
+std::unique_ptr<Runtime> RuntimeWithCudaOption(const std::string& option) {
+  RuntimeOptions options;
+  options.loader.use_environment = false;
+  options.loader.use_default_path = false;
+  options.loader.search_paths = {CpuManifest(), CudaManifest()};
+  options.loader.plugin_options = {"cuda." + option};
+  return Runtime::Create(options).value();
+}
+
 // Plans are built once per problem and kept; with room for two, a third
 // problem evicts the least recently used, which is then built again. The
 // plan cache says so in the debug log. The capacity is the plugin option
@@ -413,13 +425,7 @@ TEST(CudaConv2dLoad, LogsTheCudnnItLoaded) {
 TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
   SY_SKIP_WITHOUT_CUDA();
   const auto runtime_with = [](int capacity) {
-    RuntimeOptions options;
-    options.loader.use_environment = false;
-    options.loader.use_default_path = false;
-    options.loader.search_paths = {CpuManifest(), CudaManifest()};
-    options.loader.plugin_options = {"cuda.conv2d_plan_cache_size=" +
-                                     std::to_string(capacity)};
-    return Runtime::Create(options).value();
+    return RuntimeWithCudaOption("conv2d_plan_cache_size=" + std::to_string(capacity));
   };
   std::unique_ptr<Runtime> rt = runtime_with(2);
   Device* cuda = rt->GetDevice("cuda:0").value();
@@ -475,13 +481,8 @@ TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
 TEST(CudaConv2dReducedPrecision, ReachesThePlansAndKeepsF32Exact) {
   SY_SKIP_WITHOUT_CUDA();
   const auto runtime_with = [](bool reduced) {
-    RuntimeOptions options;
-    options.loader.use_environment = false;
-    options.loader.use_default_path = false;
-    options.loader.search_paths = {CpuManifest(), CudaManifest()};
-    options.loader.plugin_options = {std::string("cuda.conv2d_reduced_precision=") +
-                                     (reduced ? "true" : "false")};
-    return Runtime::Create(options).value();
+    return RuntimeWithCudaOption(std::string("conv2d_reduced_precision=") +
+                                 (reduced ? "true" : "false"));
   };
   std::unique_ptr<Runtime> rt = runtime_with(true);
   Device* cuda = rt->GetDevice("cuda:0").value();
