@@ -140,9 +140,13 @@ LaunchTuning QuickTuning(Runtime& rt) {
 class FakeLaunchTuning : public ::testing::Test {
  protected:
   void SetUp() override {
+    FreshFake();
+    ext_ = FakeExtension();
+  }
+  // A fake compiler with no calls counted yet, as a new process has.
+  void FreshFake() {
     fake_ = std::make_unique<Fake>();
     g_fake = fake_.get();
-    ext_ = FakeExtension();
   }
   void TearDown() override { g_fake = nullptr; }
 
@@ -216,8 +220,7 @@ TEST_F(FakeLaunchTuning, MeasuresPicksTheFastOneStoresItAndReusesIt) {
   // Another runtime on the same cache file (as another process): the
   // verdict is used, nothing is measured, only the winner is compiled.
   for (core::AutotuneMode mode : {core::AutotuneMode::kOn, core::AutotuneMode::kCached}) {
-    fake_ = std::make_unique<Fake>();
-    g_fake = fake_.get();
+    FreshFake();
     std::unique_ptr<Runtime> rt = TunedRuntime(dir_.path(), mode);
     ASSERT_NE(rt, nullptr);
     KernelCache cache("");
@@ -230,8 +233,7 @@ TEST_F(FakeLaunchTuning, MeasuresPicksTheFastOneStoresItAndReusesIt) {
     EXPECT_EQ(fake_->compiles[1], 1);
   }
   // A stored choice that no longer compiles here: the default runs.
-  fake_ = std::make_unique<Fake>();
-  g_fake = fake_.get();
+  FreshFake();
   fake_->broken = 1;
   std::unique_ptr<Runtime> rt = TunedRuntime(dir_.path(), core::AutotuneMode::kCached);
   KernelCache cache("");

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/cudnn_library.h"
 #include "kernels/scratch.h"
@@ -24,11 +25,16 @@ struct ConvKey {
   int32_t relu = 0;
   int32_t variant = -1;  // -1: measured pick; k: k-th heuristic choice
   int32_t reduced = 0;   // 1: engines with REDUCED_PRECISION_REDUCTION too
+  int32_t unused = 0;    // keeps x 8-aligned without padding bytes
   int64_t x[4] = {};     // N C H W
   int64_t w[4] = {};     // K C/g kH kW
   int64_t stride[2] = {}, padding[2] = {}, dilation[2] = {};
   int32_t align[4] = {};  // byte alignment (<= 16) of x, w, y, bias
 };
+// Hashed and compared as bytes: padding (uninitialized) would make equal
+// problems miss the cache.
+static_assert(std::has_unique_object_representations_v<ConvKey>,
+              "ConvKey must have no padding bytes");
 
 // Device pointers of one call, laid out as the key says.
 struct ConvPointers {
