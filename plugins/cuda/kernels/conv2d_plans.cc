@@ -29,7 +29,7 @@ constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3, kUidBias = 4, kUidConv = 5,
                   kUidAdd = 6;
 // Configurations timed for a measured pick, and the most workspace one may
 // use (larger ones are skipped, as cudnn.benchmark caps its own).
-constexpr int kMaxTimed = 16;
+constexpr int kMaxTimed = 24;
 constexpr int64_t kMaxWorkspace = int64_t{256} << 20;
 
 cudnnDataType_t IoType(int32_t dtype) {

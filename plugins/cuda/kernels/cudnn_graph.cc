@@ -159,6 +159,53 @@ bool Refused(const CudnnBuilder& b, const CudnnDesc& config,
   return false;
 }
 
+// A configuration's identity: its engine and knob choices, as
+// "62:3=1,7=0" (knobs sorted by type), or the engine alone where the
+// knobs cannot be read. Heuristics return one engine with several knob
+// settings (tile shapes, split-K); each is its own candidate, as
+// cudnn-frontend's plan tags make them for PyTorch.
+std::string ConfigTag(const CudnnBuilder& b, const CudnnDesc& config, int64_t engine) {
+  std::string tag = StrCat(engine, ":");
+  // cuDNN fills a caller-made array of knob-choice descriptors (a count
+  // query with no array is refused), so make one per knob type.
+  constexpr int64_t kMaxKnobs = CUDNN_KNOB_TYPE_COUNTS;
+  std::vector<CudnnDesc> choices(static_cast<size_t>(kMaxKnobs));
+  std::vector<cudnnBackendDescriptor_t> raw(static_cast<size_t>(kMaxKnobs));
+  for (int64_t i = 0; i < kMaxKnobs; ++i) {
+    if (sy_error_t* e = b.Create(CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, &choices[i])) {
+      DropError(e);
+      return tag;
+    }
+    raw[i] = choices[i].get();
+  }
+  int64_t got = 0;
+  if (b.lib().cudnnBackendGetAttribute(config.get(), CUDNN_ATTR_ENGINECFG_KNOB_CHOICES,
+                                       CUDNN_TYPE_BACKEND_DESCRIPTOR, kMaxKnobs, &got,
+                                       raw.data()) != CUDNN_STATUS_SUCCESS) {
+    return tag;
+  }
+  const int64_t count = std::min(got, kMaxKnobs);
+  std::vector<std::pair<int64_t, int64_t>> knobs;
+  for (int64_t i = 0; i < count; ++i) {
+    cudnnBackendKnobType_t type{};
+    int64_t value = 0, n = 0;
+    if (b.lib().cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE,
+                                         CUDNN_TYPE_KNOB_TYPE, 1, &n, &type) !=
+            CUDNN_STATUS_SUCCESS ||
+        b.lib().cudnnBackendGetAttribute(raw[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE,
+                                         CUDNN_TYPE_INT64, 1, &n, &value) !=
+            CUDNN_STATUS_SUCCESS) {
+      continue;
+    }
+    knobs.emplace_back(static_cast<int64_t>(type), value);
+  }
+  std::sort(knobs.begin(), knobs.end());
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    tag += StrCat(i == 0 ? "" : ",", knobs[i].first, "=", knobs[i].second);
+  }
+  return tag;
+}
+
 sy_error_t* Heuristic(const CudnnBuilder& b, const CudnnDesc& graph,
                       cudnnBackendHeurMode_t mode, const CudnnDesc* device_prop,
                       std::vector<CudnnDesc>* out) {
@@ -200,7 +247,7 @@ sy_error_t* EngineConfigs(const CudnnBuilder& b, cudnnHandle_t handle,
                           std::span<const cudnnBackendNumericalNote_t> refused_notes,
                           int max, std::vector<CudnnDesc>* out) {
   out->clear();
-  std::vector<int64_t> seen;
+  std::vector<std::string> seen;  // ConfigTag of each kept configuration
   std::string errors;
   // The device properties, for a second round when the first finds no
   // engine: cuDNN 9.19 deprecates the handle in the graph in favour of
@@ -236,12 +283,11 @@ sy_error_t* EngineConfigs(const CudnnBuilder& b, cudnnHandle_t handle,
         if (static_cast<int>(out->size()) >= max) return nullptr;
         int64_t index = -1;
         if (Refused(b, c, refused_notes, &index)) continue;
-        // Mode B repeats much of A: keep the first of each engine. (Knob
-        // choices may differ; A's come first and are the ones kept.)
-        if (index >= 0 && std::find(seen.begin(), seen.end(), index) != seen.end()) {
-          continue;
-        }
-        seen.push_back(index);
+        // Mode B repeats much of A: keep the first of each engine and knob
+        // setting (ConfigTag).
+        std::string tag = ConfigTag(b, c, index);
+        if (std::find(seen.begin(), seen.end(), tag) != seen.end()) continue;
+        seen.push_back(std::move(tag));
         out->push_back(std::move(c));
       }
     }
@@ -305,7 +351,10 @@ sy_error_t* MakePlan(const CudnnBuilder& b, cudnnHandle_t handle,
   Refused(b, config, {}, &index);
   out->plan = std::move(plan);
   out->workspace = workspace;
-  out->engine = StrCat("engine ", index);
+  // "engine 62 (knobs 3=1,7=0)": configurations of one engine differ by knobs.
+  const std::string tag = ConfigTag(b, config, index);
+  const std::string knobs = tag.substr(tag.find(':') + 1);
+  out->engine = StrCat("engine ", index, knobs.empty() ? "" : StrCat(" (knobs ", knobs, ")"));
   return nullptr;
 }
 

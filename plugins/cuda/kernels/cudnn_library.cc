@@ -80,6 +80,11 @@ constexpr int kMaxDevices = 64;
 struct Pool {
   std::mutex mu[kMaxDevices];
   cudnnHandle_t handle[kMaxDevices] = {};
+  // The stream each handle was last bound to: cudnnSetStream asks the
+  // runtime for the stream's priority and the device's range, about 1 µs
+  // a call, so a lease binds only when the stream changes.
+  cudaStream_t stream[kMaxDevices] = {};
+  bool bound[kMaxDevices] = {};
 };
 
 Pool& ThePool() {
@@ -164,8 +169,15 @@ sy_error_t* CudnnHandleLease::Acquire(const CudnnLibrary& lib,
         CudnnError(lib, lib.cudnnCreate(&h), op, "cudnnCreate failed"));
   }
   handle_ = h;
-  return CudnnError(lib, lib.cudnnSetStream(handle_, stream.stream), op,
-                    "cudnnSetStream failed");
+  bool& bound = ThePool().bound[device];
+  cudaStream_t& bound_stream = ThePool().stream[device];
+  if (bound && bound_stream == stream.stream) return nullptr;
+  bound = false;
+  SY_PLUGIN_RETURN_IF_ERROR(CudnnError(lib, lib.cudnnSetStream(handle_, stream.stream), op,
+                                       "cudnnSetStream failed"));
+  bound = true;
+  bound_stream = stream.stream;
+  return nullptr;
 }
 
 }  // namespace sy::cuda
