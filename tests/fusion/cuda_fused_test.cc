@@ -139,8 +139,9 @@ TEST_F(CudaFusion, ChainMatchesEagerAndFloat64) {
       for (size_t i = 0; i < n; ++i) {
         want[i] = RoundTo(dtype, Chain(RoundTo(dtype, xs[i]), RoundTo(dtype, ys[i])));
       }
-      // f16/bf16 round after every op, as the eager kernels do: a few ulp
-      // of the dtype per op.
+      // f16/bf16 round at the store (Note [16-bit intermediates]); the
+      // float64 reference after every op, as the eager kernels do: a few
+      // ulp of the dtype.
       const double tol = dtype == SY_DTYPE_F64 ? 1e-13 : dtype == SY_DTYPE_F32 ? 2e-6
                                                                               : Tolerance(dtype) * 4;
       ExpectClose(got[0], want, tol, what + " vs float64");
@@ -305,11 +306,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 5"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 6"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 5";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 6";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }

@@ -65,11 +65,29 @@ std::string FromValue(sy_dtype_t d, const std::string& v) {
 }
 
 // `v` (a float value) rounded to dtype d.
+//
+// Note [16-bit intermediates]: an f16 or bf16 value is rounded where the
+// graph makes it 16 bits — a cast to f16/bf16, and the store to a 16-bit
+// output — and nowhere else: every other instruction of a fused kernel
+// keeps its f32 value (Intermediate), as torch.compile's kernels do. The
+// eager kernels round every op's output, so fused and unfused results
+// differ by a few ulp of the dtype, the fused ones closer to float64.
+// Rounding after every instruction, as codegen 5 did, made 16-bit row
+// kernels compute-bound: a conversion to 16 bits issues at 16 per clock
+// and SM on sm_90 (an eighth of f32's rate), and bf16 softmax took six of
+// them per element — at rows of 4096 it ran at 0.75 of copy bandwidth
+// with the SM 92 % busy (ncu, H100), where f32 reached 1.03.
 std::string Round(sy_dtype_t d, const std::string& v) {
   if (d == SY_DTYPE_F16) return "sy_rh(" + v + ")";
   if (d == SY_DTYPE_BF16) return "sy_rb(" + v + ")";
   if (d == SY_DTYPE_BOOL) return "((" + v + ") != 0 ? 1.f : 0.f)";
   return v;
+}
+
+// The value an ordinary instruction of dtype d keeps (Note [16-bit
+// intermediates]): f16 and bf16 stay in f32; bool becomes 0 or 1.
+std::string Intermediate(sy_dtype_t d, const std::string& v) {
+  return d == SY_DTYPE_BOOL ? Round(d, v) : v;
 }
 
 std::string Literal(double imm, bool wide) {
@@ -88,8 +106,11 @@ std::string Literal(double imm, bool wide) {
 }
 
 
-// Note [16-bit results]: where an op's result is rounded to f16 or bf16,
-// its f32 value needs only ~12 good bits, and the accurate f32 functions
+// Note [16-bit results]: where an op's result is f16 or bf16 (kept in f32,
+// Note [16-bit intermediates], but bound for 16 bits: it is cast or stored
+// as such, or feeds values that are), its f32 value needs only ~12 good
+// bits (the approximations below are good to 2^-21 relative, tanh's to
+// 2^-11 absolute), and the accurate f32 functions
 // make 16-bit row kernels compute-bound: softmax in bf16 reached 0.62 of
 // copy bandwidth at rows of 1024 (H100), where f32 reached 1.04. exp,
 // tanh, sigmoid and division then use the hardware's approximations
@@ -276,7 +297,7 @@ class Generator {
           e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
         }
         w.Line(std::string("const ") + type + " " + name + " = " +
-               (wide ? e : Round(in.dtype, e)) + ";");
+               (wide ? e : Intermediate(in.dtype, e)) + ";");
         return;
       }
     }
@@ -633,7 +654,7 @@ class Generator {
         }
         ++reduction;
         w.Line(std::string("const ") + ValueType(in.dtype) + " r" + std::to_string(i) + " = " +
-               (wide ? reduced : Round(in.dtype, reduced)) + ";");
+               (wide ? reduced : Intermediate(in.dtype, reduced)) + ";");
       }
     }
     w.Close();

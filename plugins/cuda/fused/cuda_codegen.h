@@ -23,10 +23,11 @@
 //   - Vector stores are one st.global of 16 (8, 4, 2) bytes, elements
 //     packed into 32-bit words (sy_store): a store of the vector type is
 //     split by NVCC into one store per element after control flow.
-//   - Values compute in float (double for f64); f16 and bf16 round after
-//     every instruction, through inline PTX (one cvt per rounding; bf16's
-//     is bit operations before sm_80) — the source includes no header, so
-//     NVRTC needs none.
+//   - Values compute in float (double for f64); an f16 or bf16 value is
+//     rounded only where it is cast to 16 bits or stored (Note [16-bit
+//     intermediates] in cuda_codegen.cc), through inline PTX (one cvt;
+//     bf16's is bit operations before sm_80) — the source includes no
+//     header, so NVRTC needs none.
 //
 // Note [Row kernel shapes]: a row of up to 1024 elements goes to a warp
 // (8 rows per block of 256); a longer one to a block, or on sm_90 to a

@@ -51,8 +51,8 @@ SY_INLINE float sy_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : 
 SY_INLINE unsigned short sy_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 SY_INLINE float sy_b2f(unsigned short b) { return __uint_as_float(((unsigned int)b) << 16); }
 // One instruction from sm_80 on; the bit operations (the same rounding, to
-// nearest even, NaN kept quiet) before. bf16 kernels round after every
-// instruction, so this is most of their arithmetic.
+// nearest even, NaN kept quiet) before. It issues at an eighth of f32's
+// rate on sm_90, which is why kernels round only at casts and stores.
 SY_INLINE unsigned short sy_f2b(float f) {
 #if __CUDA_ARCH__ >= 800
   unsigned short b; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f)); return b;
