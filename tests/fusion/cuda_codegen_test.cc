@@ -58,6 +58,9 @@ class CudaCodegen : public ::testing::Test {
     std::string error;
     CodegenOptions options;
     options.arch = arch;
+    // The opt-in shared memory per block of such a device, less the 1 KiB
+    // the plugin leaves for static buffers (fused_kernels.cc).
+    options.row_max_shared = (arch >= 90 ? 227 : arch >= 80 ? 163 : 64) * 1024 - 1024;
     const sy_fused_kernel_t k = ir.Abi();
     EXPECT_TRUE(GenerateCuda(k, options, &gen, &error)) << what << ": " << error;
     return gen;
@@ -151,21 +154,26 @@ TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
 }
 
 // Note [Row kernel shapes]: over bench_fusion's sweep (rows × cols = 2^26)
-// softmax and rms_norm read their row from memory once — kept in registers
-// as stored, 16 bytes at a time (f32: 4, bf16: 8 elements), at most 128
-// bytes per thread. The shapes are the per-dtype defaults the H100
-// measured: f32 rows take blocks of up to 1024 threads, then a cluster
-// per row (sm_90); bf16 rows never take a cluster, so a row one block of
-// 1024 cannot keep (262144) is read again per stage.
+// softmax and rms_norm read their row from memory once, 16 bytes at a
+// time (f32: 4, bf16: 8 elements), and keep it as stored: in registers
+// (at most 128 bytes per thread) or in shared memory (Note [Rows kept in
+// shared memory]). The shapes are the defaults the H100 measured: f32
+// rows in registers in blocks of up to 1024 threads, then a cluster per
+// row (sm_90), except rows a cluster of 256-thread blocks holds (65536),
+// which go to shared memory; bf16 rows in shared memory, blocks of up to
+// 256 threads before a cluster of up to 8.
 TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
   struct Want {
     int64_t n;
     int block, cluster;
+    bool shared;
   };
-  const Want f32[] = {{256, 256, 1},   {1024, 256, 1},   {4096, 128, 1},
-                      {16384, 512, 1}, {65536, 1024, 2}, {262144, 1024, 8}};
-  const Want bf16_wants[] = {{256, 256, 1},    {1024, 256, 1},   {4096, 128, 1},
-                             {16384, 256, 1},  {65536, 1024, 1}, {262144, 1024, 1}};
+  const Want f32[] = {{256, 256, 1, false},     {1024, 256, 1, false},
+                      {4096, 128, 1, false},    {16384, 512, 1, false},
+                      {65536, 256, 8, true},    {262144, 1024, 8, false}};
+  const Want bf16_wants[] = {{256, 256, 1, false},  {1024, 256, 1, false},
+                             {4096, 128, 1, true},  {16384, 256, 1, true},
+                             {65536, 256, 4, true}, {262144, 512, 8, true}};
   for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     const bool bf16 = d == SY_DTYPE_BF16;
     const std::string t = bf16 ? "unsigned short, 8" : "float, 4";
@@ -177,15 +185,10 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
                                     ? Compile(Softmax(d, rows, want.n), "softmax " + what)
                                     : Generate(Softmax(d, rows, want.n), "softmax " + what);
       const GeneratedKernel r = Generate(RmsNorm(d, {rows, want.n}, 1), "rms_norm " + what);
-      const bool reread = bf16 && want.n > 65536;  // more than 1024 threads keep
+      const std::string slot =
+          want.shared ? "c0[it * " + std::to_string(want.block) + "]" : "c0[it]";
       for (const GeneratedKernel* g : {&s, &r}) {
         EXPECT_EQ(g->vec, bf16 ? 8 : 4) << what;
-        if (reread) {
-          EXPECT_EQ(g->source.find("c0["), std::string::npos) << what << "\n" << g->source;
-          EXPECT_EQ(g->vector.cluster, 1) << what;
-          EXPECT_EQ(g->vector.block, 1024) << what;
-          continue;
-        }
         const std::string& src = g->source;
         const size_t vector_entry = src.find(" " + g->vector.entry + "(");
         ASSERT_NE(vector_entry, std::string::npos) << what;
@@ -193,14 +196,24 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
         const std::string load = "*reinterpret_cast<const sy_vec<" + t + ">*>(in0 + oin0)";
         EXPECT_EQ(src.find(load), src.rfind(load)) << what << "\n" << src;
         EXPECT_GT(src.find(load), vector_entry) << what;
-        EXPECT_NE(src.find("sy_vec<" + t + "> c0["), std::string::npos) << what << "\n" << src;
-        EXPECT_NE(src.find("const sy_vec<" + t + "> x0 = c0[it];"), std::string::npos) << what;
-        // The scalar entry (unaligned rows) keeps one element per register:
-        // all of f32's row, bf16's up to 8192.
-        if (!bf16 || want.n <= 8192) {
+        if (want.shared) {
+          EXPECT_NE(src.find("sy_vec<" + t + ">* const c0 = reinterpret_cast<sy_vec<" + t +
+                             ">*>(sy_keep + 0) + threadIdx.x;"),
+                    std::string::npos)
+              << what << "\n" << src;
+          EXPECT_EQ(g->vector.smem, want.n * (bf16 ? 2 : 4) / want.cluster) << what;
+        } else {
+          EXPECT_NE(src.find("sy_vec<" + t + "> c0["), std::string::npos) << what << "\n" << src;
+          EXPECT_EQ(g->vector.smem, 0) << what;
+        }
+        EXPECT_NE(src.find("const sy_vec<" + t + "> x0 = " + slot + ";"), std::string::npos)
+            << what;
+        // The scalar entry (unaligned rows) keeps one element per slot:
+        // in registers, all of f32's row.
+        if (!bf16 || want.shared) {
           EXPECT_EQ(src.find("__ldg(in0 + oin0)"), src.rfind("__ldg(in0 + oin0)")) << what;
         }
-        EXPECT_NE(src.find("c0[it] = x0;"), std::string::npos) << what;
+        EXPECT_NE(src.find(slot + " = x0;"), std::string::npos) << what;
         // Outputs are written 16 bytes at a time, by one st.global.v4
         // (sy_store), never as the vector assigned through a pointer: NVCC
         // split that into one 2-byte store per bf16 element after the
@@ -268,11 +281,13 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(o.row_max_block, 1024);
   EXPECT_EQ(o.row_kept_bytes, 64);  // left as it was
   for (const char* bad : {"block=300", "block=2048", "kept=2", "kept=", "threads=256",
-                          "block=256,kept=x", "cluster=3", "cluster=16"}) {
+                          "block=256,kept=x", "cluster=3", "cluster=16", "shared=2"}) {
     CodegenOptions fresh;
     EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
     EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
-                         "1024> or cluster=<1, 2, 4 or 8>"), std::string::npos) << error;
+                         "1024>, cluster=<1, 2, 4 or 8> or shared=<0 or 1>"),
+              std::string::npos)
+        << error;
     EXPECT_EQ(fresh.row_max_block, 0) << bad;  // unchanged: the per-dtype default
   }
   EXPECT_FALSE(ParseRowOptions("block=300", &o, &error));
@@ -319,8 +334,9 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(g.vector.block, 1024);
 }
 
-// The per-dtype defaults (Note [Row kernel shapes]): 16-bit rows no
-// clusters, f32 blocks of 1024 before a cluster of 8, f64 512 and 8.
+// The per-dtype defaults (Note [Row kernel shapes]): in registers, 16-bit
+// rows no clusters, f32 blocks of 1024 before a cluster of 8, f64 512 and
+// 8; in shared memory 256 and 8, where 16-bit rows go by default.
 TEST(CudaRowOptions, DefaultsFollowTheKeptDtype) {
   EXPECT_EQ(DefaultRowShape(2).max_cluster, 1);
   EXPECT_EQ(DefaultRowShape(2).max_block, 1024);
@@ -328,15 +344,26 @@ TEST(CudaRowOptions, DefaultsFollowTheKeptDtype) {
   EXPECT_EQ(DefaultRowShape(4).max_block, 1024);
   EXPECT_EQ(DefaultRowShape(8).max_cluster, 8);
   EXPECT_EQ(DefaultRowShape(8).max_block, 512);
-  // f16 rows are 16-bit rows too: 65536 is one block of 1024.
+  EXPECT_EQ(SharedRowShape().max_block, 256);
+  EXPECT_EQ(SharedRowShape().max_cluster, 8);
+  // f16 rows are 16-bit rows too: 65536 in shared memory is a cluster of
+  // 4 × 256 threads, 32 KiB each; with shared=0, one block of 1024.
   const Ir ir = Softmax(SY_DTYPE_F16, 2, 65536);
   const sy_fused_kernel_t k = ir.Abi();
   GeneratedKernel g;
   std::string error;
   ASSERT_TRUE(GenerateCuda(k, CodegenOptions{}, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 4);
+  EXPECT_EQ(g.vector.block, 256);
+  EXPECT_EQ(g.vector.grid, 8);
+  EXPECT_EQ(g.vector.smem, 32768);
+  CodegenOptions registers;
+  registers.row_shared = 0;
+  ASSERT_TRUE(GenerateCuda(k, registers, &g, &error)) << error;
   EXPECT_EQ(g.vector.cluster, 1);
   EXPECT_EQ(g.vector.block, 1024);
   EXPECT_EQ(g.vector.grid, 2);
+  EXPECT_EQ(g.vector.smem, 0);
   EXPECT_NE(g.source.find("c0["), std::string::npos) << g.source;  // kept
 }
 
@@ -353,9 +380,10 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   const sy_fused_kernel_t k = ir.Abi();
   const std::vector<LaunchConfig> configs = LaunchConfigs(k, CodegenOptions{}, false);
   EXPECT_EQ(names_of(configs),
-            (std::vector<std::string>{"default: block 1024, cluster 2", "no cluster: block 1024",
+            (std::vector<std::string>{"default: block 256, cluster 8, 32768 B shared",
+                                      "registers: block 1024, cluster 2",
+                                      "no cluster: block 1024",
                                       "block <= 512: block 512, cluster 4",
-                                      "block <= 256: block 256, cluster 8",
                                       "kept 64 B: block 1024, cluster 4"}));
   EXPECT_EQ(configs[0].options.row_max_cluster, 0);  // the base, as given
   std::vector<std::string> sources;
@@ -367,7 +395,8 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
     sources.push_back(g.source);
   }
 
-  // bf16 rows keep no clusters by default; clusters are an alternative.
+  // bf16 rows too long for shared memory (48 KiB without opting in) stay
+  // in registers without clusters by default; clusters are an alternative.
   const Ir bf16 = Softmax(SY_DTYPE_BF16, 4, 262144);
   const std::vector<std::string> bf16_names = names_of(LaunchConfigs(bf16.Abi(), {}, false));
   ASSERT_GE(bf16_names.size(), 2u);
@@ -385,6 +414,45 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   EXPECT_EQ(LaunchConfigs(Softmax(SY_DTYPE_F32, 4, 1024).Abi(), {}, false).size(), 1u);
   EXPECT_EQ(LaunchConfigs(Chain(SY_DTYPE_F32, 64, 4096, {4096, 1}).Abi(), {}, false).size(), 1u);
   EXPECT_EQ(LaunchConfigs(k, CodegenOptions{}, true).size(), 1u);
+}
+
+// Note [Rows kept in shared memory]: with shared=1 a block row keeps its
+// kept inputs in dynamic shared memory, one v-wide slot per thread and
+// step, and its launch asks for exactly those bytes; a share larger than
+// row_max_shared keeps the row in registers instead. Both entries compile.
+TEST_F(CudaCodegen, RowsKeptInSharedMemory) {
+  CodegenOptions o;
+  std::string error;
+  ASSERT_TRUE(ParseRowOptions("shared=1", &o, &error)) << error;
+  EXPECT_TRUE(o.row_shared);
+  o.row_max_shared = 227 * 1024;
+  // bf16 rows of 16384: 256 threads of 8 steps of 8 elements, 32 KiB.
+  const Ir bf16 = Softmax(SY_DTYPE_BF16, 4, 16384);
+  GeneratedKernel g;
+  ASSERT_TRUE(GenerateCuda(bf16.Abi(), o, &g, &error)) << error;
+  EXPECT_EQ(g.vector.block, 256);
+  EXPECT_EQ(g.vector.smem, 16384 * 2);
+  EXPECT_EQ(g.scalar.smem, 16384 * 2);
+  EXPECT_NE(g.source.find("extern __shared__ __align__(16) unsigned char sy_keep[];"),
+            std::string::npos) << g.source;
+  EXPECT_NE(g.source.find("c0[it * 256] = x0;"), std::string::npos) << g.source;
+  EXPECT_NE(g.source.find("= c0[it * 256];"), std::string::npos) << g.source;
+  CompileFor(g, bf16, "bf16 16384 shared", 90);
+  // f32 rows of 262144 over a cluster of 8: 128 KiB a block.
+  const Ir f32 = Softmax(SY_DTYPE_F32, 2, 262144);
+  ASSERT_TRUE(GenerateCuda(f32.Abi(), o, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 8);
+  EXPECT_EQ(g.vector.smem, 262144 * 4 / 8);
+  CompileFor(g, f32, "f32 262144 shared, cluster", 90);
+  // Too large a share: registers, as without the option.
+  o.row_max_shared = 16 * 1024;
+  ASSERT_TRUE(GenerateCuda(bf16.Abi(), o, &g, &error)) << error;
+  EXPECT_EQ(g.vector.smem, 0);
+  EXPECT_EQ(g.source.find("sy_keep"), std::string::npos);
+  // Warp rows and rows with nothing kept never use it.
+  o.row_max_shared = 227 * 1024;
+  ASSERT_TRUE(GenerateCuda(Softmax(SY_DTYPE_BF16, 4, 1024).Abi(), o, &g, &error)) << error;
+  EXPECT_EQ(g.vector.smem, 0);
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -327,15 +327,18 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
 }
 
 // Run by ctest as cuda_fusion_test.row_shapes (SWITCHYARD_CUDA_FUSED_ROWS=
-// block=256: clusters of 256-thread blocks from rows of 8192 f32 on) and
+// block=256: clusters of 256-thread blocks from rows of 8192 f32 on),
+// .shared_rows (shared=1: rows kept in shared memory) and
 // .bad_row_shapes (block=300): other row-kernel shapes give the same
 // softmax; a value that does not parse leaves the groups unfused, saying
 // why.
 TEST_F(CudaFusion, RowShapesFromTheEnvironment) {
   const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-  if (rows == nullptr) GTEST_SKIP() << "runs as cuda_fusion_test.row_shapes";
+  if (rows == nullptr) {
+    GTEST_SKIP() << "runs as cuda_fusion_test.row_shapes, .shared_rows and .bad_row_shapes";
+  }
   const bool bad = std::string(rows) == "block=300";
-  for (int64_t n : {int64_t{4096}, int64_t{16384}, int64_t{262144}}) {
+  for (int64_t n : {int64_t{4096}, int64_t{16384}, int64_t{65536}, int64_t{262144}}) {
     for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
       const Tensor x = Random(*rt_, *cuda_, dtype, {3, n}, 17);
       const std::string what = Name(dtype) + " softmax rows of " + std::to_string(n);

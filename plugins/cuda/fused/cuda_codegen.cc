@@ -460,12 +460,48 @@ class Generator {
     int block = 256;
     int cluster = 1;          // blocks per row: a thread-block cluster (sm_90+)
     int kept_size = 0;        // widest kept input's element size (0: none kept)
+    bool shared = false;      // kept inputs in shared memory, not registers
     std::vector<bool> kept;   // inputs read per element by more than one stage
     std::vector<int> first;   // the stage that loads a kept input
     int threads_per_row() const { return warp ? 32 : block * cluster; }
   };
 
+  // Note [Rows kept in shared memory]: with row_shared, a block row keeps
+  // its kept inputs in dynamic shared memory — the block's share of the
+  // row, v-wide slots indexed [it * block + thread] so a warp's accesses
+  // are consecutive — and its registers hold only the arithmetic. The
+  // thread count follows the row as for rows with nothing kept (about 8
+  // vector accesses per thread and stage), and the block count per SM is
+  // bounded by shared memory (228 KiB an SM on sm_90) instead of the
+  // register file: register-kept rows used 64–80 registers a thread, of
+  // which 32 held the row, and ran one to three blocks an SM from rows of
+  // 16384 bf16 on. Shared rows take blocks of up to 256 threads before a
+  // cluster of up to 8 (SharedRowShape). By default (row_shared -1) 16-bit
+  // rows are kept in shared memory, and 32-bit rows where a cluster of
+  // such blocks holds the row but one block would not (f32 rows of 32769
+  // … 65536); measured on the H100 (docs/fusion.md "Row kernels", bf16 at
+  // 16384: softmax 0.74 of copy bandwidth in registers, 0.93 in shared
+  // memory; f32 at 65536: 0.76 and 0.93; f32 at 4096 and 16384 lose 2–3 %
+  // in shared memory, and at 262144, where a cluster needs blocks of 1024
+  // threads and 128 KiB, 12 %). Where the block's share exceeds
+  // row_max_shared the row is kept in registers.
   RowPlan PlanRows() const {
+    RowPlan p = PlanRows(true);
+    bool shared = o_.row_shared == 1;
+    if (o_.row_shared < 0 && p.kept_size > 0) {
+      const RowDefaults shaped = SharedRowShape();
+      shared = p.kept_size <= 2 ||
+               (p.kept_size == 4 && p.threads_per_row() > DefaultRowShape(4).max_block &&
+                p.threads_per_row() <= shaped.max_block * shaped.max_cluster);
+    }
+    if (shared && p.shared && SharedBytes(p, vec_) <= o_.row_max_shared &&
+        SharedBytes(p, 1) <= o_.row_max_shared) {
+      return p;
+    }
+    return PlanRows(false);
+  }
+
+  RowPlan PlanRows(bool shared) const {
     RowPlan p;
     p.kept.assign(k_.num_inputs, false);
     p.first.assign(k_.num_inputs, -1);
@@ -486,9 +522,10 @@ class Generator {
     // Rows of up to 1024 elements go to a warp, longer ones to a block.
     p.warp = row_length_ <= 1024;
     if (p.warp) return p;
+    p.shared = shared && p.kept_size > 0;
     // Threads enough that each keeps at most row_kept_bytes of every kept
-    // input (else about 8 vector accesses per stage).
-    const int64_t per_thread = p.kept_size > 0
+    // input in registers (else about 8 vector accesses per stage).
+    const int64_t per_thread = p.kept_size > 0 && !p.shared
                                    ? std::max<int64_t>(1, o_.row_kept_bytes / p.kept_size)
                                    : int64_t{8} * std::max(vec_, 1);
     const int64_t threads = (row_length_ + per_thread - 1) / per_thread;
@@ -499,7 +536,7 @@ class Generator {
     // clusters: blocks of that size where 8 of them suffice, else twice as
     // large, up to 1024. Beyond 8 × 1024 threads, without clusters, or
     // before sm_90, one block re-reads the row per stage.
-    const RowDefaults defaults = DefaultRowShape(p.kept_size);
+    const RowDefaults defaults = p.shared ? SharedRowShape() : DefaultRowShape(p.kept_size);
     const int max_block = o_.row_max_block > 0 ? o_.row_max_block : defaults.max_block;
     const int max_cluster = std::min(
         kMaxCluster, o_.row_max_cluster > 0 ? o_.row_max_cluster : defaults.max_cluster);
@@ -517,6 +554,34 @@ class Generator {
     return p;
   }
 
+  // Per thread: the steps of v elements along the innermost dim (for one
+  // reduced dim; several reduced dims loop over the outer ones too). 0 for
+  // rows of length 0: nothing to keep.
+  int64_t RowIters(const RowPlan& plan, int v) const {
+    const int64_t slots = (k_.reduce_ndim == 1 ? shape_[ndim_ - 1] : row_length_);
+    return (slots / v + plan.threads_per_row() - 1) / plan.threads_per_row();
+  }
+
+  // Bytes of one step of input k: v-wide where unit along the row.
+  int LoadedBytes(int k, int v) const {
+    const OperandPlan& p = operands_[k];
+    return StorageOf(p.dtype).size * (v > 1 && p.unit_inner && !p.all_zero ? v : 1);
+  }
+
+  // Byte offset of kept input k's slots in the block's shared memory
+  // (k == num_inputs: the total), each input's slots 16-byte aligned.
+  int64_t SharedOffset(const RowPlan& plan, int v, int upto) const {
+    int64_t at = 0;
+    for (int k = 0; k < upto; ++k) {
+      if (!plan.kept[k]) continue;
+      at += (RowIters(plan, v) * plan.block * LoadedBytes(k, v) + 15) / 16 * 16;
+    }
+    return at;
+  }
+  int64_t SharedBytes(const RowPlan& plan, int v) const {
+    return plan.shared ? SharedOffset(plan, v, k_.num_inputs) : 0;
+  }
+
   std::string RowKernels(GeneratedKernel* out) {
     const RowPlan plan = PlanRows();
     const int rows_per_block = plan.warp ? plan.block / 32 : 1;
@@ -531,7 +596,8 @@ class Generator {
       const int v = vector ? vec_ : 1;
       const std::string name = vector ? entry_ : entry_ + "_s";
       RowKernel(w, name, plan, v);
-      const LaunchShape shape{name, grid, plan.block, 0, plan.cluster};
+      const LaunchShape shape{name, grid, plan.block, static_cast<int>(SharedBytes(plan, v)),
+                              plan.cluster};
       (vector ? out->vector : out->scalar) = shape;
       w.Line("");
     }
@@ -544,14 +610,13 @@ class Generator {
     const int first_reduced = ndim_ - k_.reduce_ndim;
     const int64_t inner = shape_[ndim_ - 1];
     const int threads_per_row = plan.threads_per_row();
-    // Per thread: `iters` steps of v elements along the innermost dim (for
-    // one reduce dim; several reduced dims loop over the outer ones too).
-    const int64_t slots = (k_.reduce_ndim == 1 ? inner : row_length_);
-    const int64_t iters = (slots / v + threads_per_row - 1) / threads_per_row;
-    // (iters is 0 for rows of length 0: nothing to keep.) One element per
-    // step takes a whole register, however narrow.
+    const int64_t iters = RowIters(plan, v);
+    // In registers, one element per step takes a whole register, however
+    // narrow; in shared memory, the plan made room (PlanRows).
     const int64_t kept_bytes = iters * (v > 1 ? v * plan.kept_size : std::max(plan.kept_size, 4));
-    const bool cache = plan.kept_size > 0 && iters >= 1 && kept_bytes <= o_.row_kept_bytes;
+    const bool cache = plan.kept_size > 0 && iters >= 1 &&
+                       (plan.shared || kept_bytes <= o_.row_kept_bytes);
+    kept_index_ = plan.shared ? "[it * " + std::to_string(plan.block) + "]" : "[it]";
     std::string attrs = "__launch_bounds__(" + std::to_string(plan.block) + ")";
     if (plan.cluster > 1) {
       attrs = "__cluster_dims__(" + std::to_string(plan.cluster) + ", 1, 1) " + attrs;
@@ -587,9 +652,18 @@ class Generator {
     }
     w.Line("if (row >= " + I64(rows_) + ") return;");
     Decompose(w, "row_", "row", 0, first_reduced, true);
-    // Kept inputs stay in registers as they are in memory (storage dtype,
-    // v-wide), so f16/bf16 keep twice the elements of f32.
-    if (cache) {
+    // Kept inputs stay in registers (or shared memory) as they are in
+    // memory (storage dtype, v-wide), so f16/bf16 keep twice the elements
+    // of f32.
+    if (cache && plan.shared) {
+      w.Line("extern __shared__ __align__(16) unsigned char sy_keep[];");
+      for (int k = 0; k < k_.num_inputs; ++k) {
+        if (!plan.kept[k]) continue;
+        const std::string t = LoadedType(k, v);
+        w.Line(t + "* const c" + std::to_string(k) + " = reinterpret_cast<" + t +
+               "*>(sy_keep + " + std::to_string(SharedOffset(plan, v, k)) + ") + threadIdx.x;");
+      }
+    } else if (cache) {
       for (int k = 0; k < k_.num_inputs; ++k) {
         if (plan.kept[k]) {
           w.Line(LoadedType(k, v) + " c" + std::to_string(k) + "[" + std::to_string(iters) + "];");
@@ -742,7 +816,7 @@ class Generator {
       if (!loaded[k]) continue;
       const OperandPlan& p = operands_[k];
       const std::string type = LoadedType(k, v);
-      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + "[it]";
+      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + kept_index_;
       if (keep[k] == 2) {
         w.Line("const " + type + " " + x + " = " + c + ";");
         continue;
@@ -804,6 +878,9 @@ class Generator {
   std::vector<int> aligned_;
   int vec_ = 1;
   std::string entry_;
+  // How a row kernel's element loop indexes kept input k's slots after
+  // "c<k>": registers "[it]", shared memory "[it * <block>]" (RowKernel).
+  std::string kept_index_ = "[it]";
 };
 
 }  // namespace
@@ -823,6 +900,8 @@ RowDefaults DefaultRowShape(int kept_element_bytes) {
   return {512, 8};
 }
 
+RowDefaults SharedRowShape() { return {256, 8}; }
+
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error) {
   CodegenOptions parsed = *out;  // *out changes only when all of text parses
   CodegenOptions* options = &parsed;
@@ -841,10 +920,12 @@ bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* 
       options->row_max_block = static_cast<int>(n);
     } else if (key == "cluster" && number && n >= 1 && n <= 8 && (n & (n - 1)) == 0) {
       options->row_max_cluster = static_cast<int>(n);
+    } else if (key == "shared" && number && (n == 0 || n == 1)) {
+      options->row_shared = static_cast<int>(n);
     } else {
       *error = "'" + part + "' in '" + text +
-               "' is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to 1024> or "
-               "cluster=<1, 2, 4 or 8>";
+               "' is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to 1024>, "
+               "cluster=<1, 2, 4 or 8> or shared=<0 or 1>";
       return false;
     }
   }
@@ -863,16 +944,18 @@ namespace {
 // "block 1024, cluster 2" for a generated kernel's main entry.
 std::string ShapeText(const GeneratedKernel& g) {
   const LaunchShape& shape = g.vector.entry.empty() ? g.scalar : g.vector;
-  return shape.cluster > 1 ? "block " + std::to_string(shape.block) + ", cluster " +
-                                 std::to_string(shape.cluster)
-                           : "block " + std::to_string(shape.block);
+  std::string text = "block " + std::to_string(shape.block);
+  if (shape.cluster > 1) text += ", cluster " + std::to_string(shape.cluster);
+  if (shape.smem > 0) text += ", " + std::to_string(shape.smem) + " B shared";
+  return text;
 }
 
 bool SameKernel(const GeneratedKernel& a, const GeneratedKernel& b) {
   return a.source == b.source && a.vector.block == b.vector.block &&
          a.vector.cluster == b.vector.cluster && a.vector.grid == b.vector.grid &&
-         a.scalar.block == b.scalar.block && a.scalar.cluster == b.scalar.cluster &&
-         a.scalar.grid == b.scalar.grid;
+         a.vector.smem == b.vector.smem && a.scalar.block == b.scalar.block &&
+         a.scalar.cluster == b.scalar.cluster && a.scalar.grid == b.scalar.grid &&
+         a.scalar.smem == b.scalar.smem;
 }
 
 }  // namespace
@@ -894,10 +977,13 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
   struct Alternative {
     const char* label;
     int kept, block, cluster;  // 0: base's
+    int shared;                // -1: base's
   };
   const Alternative alternatives[] = {
-      {"no cluster", 0, 0, 1},  {"cluster 8", 0, 1024, 8}, {"block <= 512", 0, 512, 0},
-      {"block <= 256", 0, 256, 0}, {"kept 64 B", 64, 0, 0},
+      {"registers", 0, 0, 0, 0},        {"shared memory", 0, 0, 0, 1},
+      {"no cluster", 0, 0, 1, -1},      {"cluster 8", 0, 1024, 8, -1},
+      {"block <= 512", 0, 512, 0, -1},  {"block <= 256", 0, 256, 0, -1},
+      {"kept 64 B", 64, 0, 0, 0},
   };
   std::vector<GeneratedKernel> made = {first};
   for (const Alternative& a : alternatives) {
@@ -906,6 +992,7 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
     if (a.kept > 0) o.row_kept_bytes = a.kept;
     if (a.block > 0) o.row_max_block = a.block;
     if (a.cluster > 0) o.row_max_cluster = a.cluster;
+    if (a.shared >= 0) o.row_shared = a.shared;
     GeneratedKernel g;
     if (!GenerateCuda(kernel, o, &g, &error)) continue;
     bool seen = false;

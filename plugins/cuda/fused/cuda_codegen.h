@@ -33,17 +33,22 @@
 // (8 rows per block of 256); a longer one to a block, or on sm_90 to a
 // thread-block cluster (__cluster_dims__, so a plain launch forms it).
 // Inputs that more than one stage reads per element (softmax's x: max,
-// sum, output) are kept in registers as they are stored, v-wide — at most
-// 128 bytes per thread and input (32 f32, 64 bf16 values) — so the row
-// is read from memory once. The thread count follows: enough threads
-// that each keeps at most 128 bytes, a block of 128 … 1024 threads. Past
-// the largest block (DefaultRowShape: 1024 for f32 rows) a row spreads
-// over a cluster of up to 8 blocks — only where the kept element is 32
-// bits or wider: measured on the H100 (device_run.sh rowshapes,
-// docs/fusion.md "Row kernels"), clusters cost 16-bit rows a third of
-// their bandwidth (bf16 at 262144: softmax 0.31 of copy with clusters,
-// 0.50 with one block re-reading its row per stage; rms_norm 0.48 and
-// 0.69) but carry f32's (softmax at 65536: 0.79 with, 0.53 without), and
+// sum, output) are kept as they are stored, v-wide, so the row is read
+// from memory once: in dynamic shared memory for 16-bit rows and for f32
+// rows that a cluster of 256-thread blocks holds (Note [Rows kept in
+// shared memory] in cuda_codegen.cc: blocks of up to 256 threads, about 8
+// vector steps each, before a cluster of up to 8), else in registers — at
+// most 128 bytes per thread and input (32 f32, 64 bf16 values). The rest
+// of this note is about rows kept in registers. The thread count follows:
+// enough threads that each keeps at most 128 bytes, a block of 128 … 1024
+// threads. Past the largest block (DefaultRowShape: 1024 for f32 rows) a
+// row spreads over a cluster of up to 8 blocks — only where the kept
+// element is 32 bits or wider: measured on the H100 with codegen 5
+// (device_run.sh rowshapes, docs/fusion.md "Row kernels"), clusters cost
+// register-kept 16-bit rows a third of their bandwidth (bf16 at 262144:
+// softmax 0.31 of copy with clusters, 0.50 with one block re-reading its
+// row per stage; rms_norm 0.48 and 0.69) but carry f32's (softmax at
+// 65536: 0.79 with, 0.53 without), and
 // f32 is best with blocks of 1024 before the cluster (rms_norm at 65536:
 // 0.92 with 2 × 1024, 0.90 with 4 × 512). A row more than the largest
 // block or cluster can keep (bf16 beyond 65536, f32 beyond 262144, f64
@@ -54,13 +59,14 @@
 //
 // These defaults are launch configuration 0 of a row kernel. With the
 // autotuner on (SWITCHYARD_AUTOTUNE=on; Note [Launch configurations] in
-// switchyard/plugin/fusion.h) the host times the others RowConfigs offers
-// for rows longer than a warp's 1024 — the default; no cluster; clusters
-// of up to 8 (for 16-bit rows, whose default has none); blocks of at most
-// 512 and 256 before a cluster; 64 kept bytes per thread (twice the
-// threads, half the registers) — each only where it changes the kernel
-// (the same source and shape as an earlier one is dropped), and keeps the
-// fastest per kernel and device in the autotune cache. The measurements
+// switchyard/plugin/fusion.h) the host times the others LaunchConfigs
+// offers for rows longer than a warp's 1024 — the default; the row in
+// registers; in shared memory; no cluster; clusters of up to 8 (for
+// register-kept 16-bit rows, whose default has none); blocks of at most
+// 512 and 256 before a cluster; 64 kept bytes per thread in registers
+// (twice the threads, half the registers) — each only where it changes
+// the kernel (the same source and shape as an earlier one is dropped),
+// and keeps the fastest per kernel and device in the autotune cache. The measurements
 // above pick the default; the alternatives are where they were close
 // (rms_norm f32 at 65536: 2 × 1024 against 4 × 512) or where another
 // GPU's SM count and L2 may tip them. Warp rows, elementwise kernels and
@@ -109,6 +115,15 @@ struct CodegenOptions {
   int row_kept_bytes = 128;
   int row_max_block = 0;
   int row_max_cluster = 0;
+  // Where block rows keep their kept inputs (Note [Rows kept in shared
+  // memory] in cuda_codegen.cc): -1 by the kept dtype and row (16-bit rows
+  // and f32 rows that a cluster of 256-thread blocks holds: shared
+  // memory), 0 registers, 1 dynamic shared memory — where the block's
+  // share of the row fits in row_max_shared bytes (the device's opt-in
+  // limit per block, less the kernels' static buffers; 48 KiB without
+  // opting in), else registers.
+  int row_shared = -1;
+  int row_max_shared = 48 * 1024;
 };
 
 // The default row shape by the size of the widest element a row kernel
@@ -121,13 +136,17 @@ struct RowDefaults {
   int max_cluster;
 };
 RowDefaults DefaultRowShape(int kept_element_bytes);
+// The row shape of rows kept in shared memory, whatever the dtype: blocks
+// of up to 256 threads before a cluster of up to 8.
+RowDefaults SharedRowShape();
 
 // Row-kernel options from "kept=<bytes>,block=<threads>,cluster=<blocks>"
 // (any part may be left out, and keeps its value — for block and cluster
 // the per-dtype default; a part that is set applies to every dtype;
-// SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md):
+// SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md), and ",shared=1":
 // false with *error naming the part that is wrong, and *out unchanged.
-// kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8.
+// kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8;
+// shared: 0 or 1.
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
 
 // One launch configuration of a kernel (Note [Row kernel shapes]): its
@@ -137,7 +156,7 @@ struct LaunchConfig {
   std::string name;
   CodegenOptions options;
 };
-inline constexpr int kMaxLaunchConfigs = 6;
+inline constexpr int kMaxLaunchConfigs = 8;
 
 // The launch configurations of `kernel` with `base` (the device's options,
 // SWITCHYARD_CUDA_FUSED_ROWS applied): `base` itself first, then the

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -36,6 +37,7 @@ struct Compiled {
 struct DeviceInfo {
   int arch = 0;  // major * 10 + minor
   int sm_count = 0;
+  int max_shared = 0;  // opt-in dynamic shared memory per block, bytes
 };
 
 sy_error_t* Info(int device, DeviceInfo* out) {
@@ -43,11 +45,16 @@ sy_error_t* Info(int device, DeviceInfo* out) {
   cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  int shared = 0;
+  if (e == cudaSuccess) {
+    e = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  }
   if (e != cudaSuccess) {
     return CudaError(e, "cuda plugin: compile_fused", StrCat("reading device ", device, "'s attributes failed"));
   }
   out->arch = major * 10 + minor;
   out->sm_count = sms;
+  out->max_shared = shared;
   return nullptr;
 }
 
@@ -91,6 +98,14 @@ sy_error_t* Load(Compiled& c) {
     e = cudaLibraryGetKernel(&c.vector, c.library, c.gen.vector.entry.c_str());
   }
   if (e == cudaSuccess) e = cudaLibraryGetKernel(&c.scalar, c.library, c.gen.scalar.entry.c_str());
+  // Rows kept in shared memory may take more than the 48 KiB a launch
+  // gets without opting in (Note [Rows kept in shared memory]).
+  for (const auto& [kernel, shape] : {std::pair{c.vector, &c.gen.vector},
+                                      std::pair{c.scalar, &c.gen.scalar}}) {
+    if (e != cudaSuccess || kernel == nullptr || shape->smem <= 48 * 1024) continue;
+    e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        shape->smem, c.device);
+  }
   if (e != cudaSuccess) {
     if (c.library != nullptr) cudaLibraryUnload(c.library);
     c.library = nullptr;
@@ -107,6 +122,7 @@ sy_error_t* Load(Compiled& c) {
     cudaLaunchConfig_t config = {};
     config.gridDim = dim3(static_cast<unsigned>(shape->cluster));
     config.blockDim = dim3(static_cast<unsigned>(shape->block));
+    config.dynamicSmemBytes = static_cast<size_t>(shape->smem);
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters, reinterpret_cast<const void*>(kernel),
                                        &config) != cudaSuccess) {
@@ -145,6 +161,9 @@ sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* whe
   CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
   options.arch = info->arch;
+  // Row kernels' own static buffers (reductions, cluster slots) take well
+  // under 1 KiB of it.
+  options.row_max_shared = std::max(0, info->max_shared - 1024);
   *out = all ? LaunchConfigs(*kernel, options, /*pinned=*/!rows.text.empty())
              : std::vector<LaunchConfig>{{"default", options}};
   return nullptr;

@@ -16,7 +16,9 @@
 #          fused against unfused on cuda:0), cuda_fusion_test (the chain and
 #          row reductions against float64, row lengths 1 … 262144, the
 #          kernel cache, the matmul epilogue pattern), the same without
-#          NVRTC (groups run unfused and say why), cuda_codegen_test, and
+#          NVRTC (groups run unfused and say why), cuda_codegen_test, the
+#          softmax rows under other shapes (block=256; shared=1: every row
+#          kept in shared memory; block=300: refused), and
 #          compute-sanitizer memcheck on the generated kernels;
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
@@ -123,6 +125,8 @@ for step in "$@"; do
       run env SWITCHYARD_CUDA_FUSED_ROWS=block=256 timeout 100 $BIN/cuda_fusion_test \
         --gtest_filter='CudaFusion.RowShapesFromTheEnvironment:CudaFusionHooks.*' \
         > "$OUT/row_shapes.log" 2>&1
+      run env SWITCHYARD_CUDA_FUSED_ROWS=shared=1 timeout 100 $BIN/cuda_fusion_test \
+        --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
       run env SWITCHYARD_CUDA_FUSED_ROWS=block=300 timeout 100 $BIN/cuda_fusion_test \
         --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
       # The generated kernels under memcheck: vector and scalar entries,
@@ -188,7 +192,7 @@ for step in "$@"; do
           --benchmark_filter='^cuda/rowlen/' --benchmark_min_time=0.1 \
           --benchmark_counters_tabular=true > "$OUT/autotune_rows_$mode.txt" 2>&1
         { echo "== autotune_rows $mode (exit $?)"
-          grep -E '^cuda/rowlen/[^ ]+/fused +[0-9]' "$OUT/autotune_rows_$mode.txt" \
+          grep -E '^cuda/rowlen/[^ ]+/fused(/manual_time)? +[0-9]' "$OUT/autotune_rows_$mode.txt" \
             | awk '{print $1, $2, $3, $NF}'
           echo "-- launch configuration per row (no line: configuration 0, the plugin not asked)"
           awk '/^cuda\/rowlen\/[^ ]+$/ {key = $1}
