@@ -480,7 +480,7 @@ class Generator {
   // rows are kept in shared memory, and 32-bit rows where a cluster of
   // such blocks holds the row but one block would not (f32 rows of 32769
   // … 65536); measured on the H100 (docs/fusion.md "Row kernels", bf16 at
-  // 16384: softmax 0.74 of copy bandwidth in registers, 0.93 in shared
+  // 16384: softmax 0.74 of copy bandwidth in registers, 0.91 in shared
   // memory; f32 at 65536: 0.76 and 0.93; f32 at 4096 and 16384 lose 2–3 %
   // in shared memory, and at 262144, where a cluster needs blocks of 1024
   // threads and 128 KiB, 12 %). Where the block's share exceeds

@@ -48,9 +48,9 @@
 // register-kept 16-bit rows a third of their bandwidth (bf16 at 262144:
 // softmax 0.31 of copy with clusters, 0.50 with one block re-reading its
 // row per stage; rms_norm 0.48 and 0.69) but carry f32's (softmax at
-// 65536: 0.79 with, 0.53 without), and
-// f32 is best with blocks of 1024 before the cluster (rms_norm at 65536:
-// 0.92 with 2 × 1024, 0.90 with 4 × 512). A row more than the largest
+// 65536: 0.79 with, 0.53 without), and f32 is best with blocks of 1024
+// before the cluster (rms_norm at 65536: 0.92 with 2 × 1024, 0.90 with
+// 4 × 512). A row more than the largest
 // block or cluster can keep (bf16 beyond 65536, f32 beyond 262144, f64
 // beyond 131072), or a long row before sm_90, is read again per stage
 // (from L2 while it holds it). Rows with nothing to keep take about 8
@@ -66,8 +66,8 @@
 // 512 and 256 before a cluster; 64 kept bytes per thread in registers
 // (twice the threads, half the registers) — each only where it changes
 // the kernel (the same source and shape as an earlier one is dropped),
-// and keeps the fastest per kernel and device in the autotune cache. The measurements
-// above pick the default; the alternatives are where they were close
+// and keeps the fastest per kernel and device in the autotune cache. The
+// measurements above pick the default; the alternatives are where they were close
 // (rms_norm f32 at 65536: 2 × 1024 against 4 × 512) or where another
 // GPU's SM count and L2 may tip them. Warp rows, elementwise kernels and
 // shapes pinned by SWITCHYARD_CUDA_FUSED_ROWS have one configuration.
