@@ -48,24 +48,12 @@ std::string Fixed1(double ms) {
 }
 
 constexpr sy_plugin_option_t kOptions[] = {
-    {.struct_size = sizeof(sy_plugin_option_t),
-     .extension = nullptr,
-     .name = "conv2d_plan_cache_size",
-     .type = SY_OPTION_INT,
-     .reserved = 0,
-     .default_value = "256",
-     .help = "cuDNN execution plans kept for conv2d (problems; least "
-             "recently used evicted first)"},
-    {.struct_size = sizeof(sy_plugin_option_t),
-     .extension = nullptr,
-     .name = "conv2d_reduced_precision",
-     .type = SY_OPTION_BOOL,
-     .reserved = 0,
-     .default_value = "false",
-     .help = "let conv2d use cuDNN engines with reduced-precision reduction "
-             "(faster on some problems, as PyTorch allows; f16/bf16 may then "
-             "add partial sums in 16 bits; f32 never uses TF32). Off: f32 "
-             "accumulation"},
+    plugin::Option("conv2d_plan_cache_size", SY_OPTION_INT, "256",
+        "cuDNN execution plans kept for conv2d (problems; least recently used evicted first)"),
+    plugin::Option("conv2d_reduced_precision", SY_OPTION_BOOL, "false",
+        "let conv2d use cuDNN engines with reduced-precision reduction (faster on some "
+        "problems, as PyTorch allows; f16/bf16 may then add partial sums in 16 bits; f32 never "
+        "uses TF32). Off: f32 accumulation"),
 };
 
 // The collective ops through NCCL (collectives/nccl_comm.h; the plugin

@@ -4,9 +4,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <sstream>
 
 #include "fused/cuda_prelude.h"
 #include "switchyard/plugin/fused_codegen.hpp"
@@ -486,6 +484,7 @@ class Generator {
   // threads and 128 KiB, 12 %). Where the block's share exceeds
   // row_max_shared the row is kept in registers.
   RowPlan PlanRows() const {
+    if (o_.row_shared == 0) return PlanRows(false);
     RowPlan p = PlanRows(true);
     bool shared = o_.row_shared == 1;
     if (o_.row_shared < 0 && p.kept_size > 0) {
@@ -616,7 +615,8 @@ class Generator {
     const int64_t kept_bytes = iters * (v > 1 ? v * plan.kept_size : std::max(plan.kept_size, 4));
     const bool cache = plan.kept_size > 0 && iters >= 1 &&
                        (plan.shared || kept_bytes <= o_.row_kept_bytes);
-    kept_index_ = plan.shared ? "[it * " + std::to_string(plan.block) + "]" : "[it]";
+    // How the element loop reads kept input k's slot after "c<k>".
+    const std::string slot = plan.shared ? "[it * " + std::to_string(plan.block) + "]" : "[it]";
     std::string attrs = "__launch_bounds__(" + std::to_string(plan.block) + ")";
     if (plan.cluster > 1) {
       attrs = "__cluster_dims__(" + std::to_string(plan.cluster) + ", 1, 1) " + attrs;
@@ -702,7 +702,7 @@ class Generator {
           if (plan.kept[k]) keep[k] = plan.first[k] == s ? 1 : 2;
         }
       }
-      ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep);
+      ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep, slot);
       for (int i : elem_steps) {
         const sy_fused_instr_t& in = k_.instrs[i];
         if (!IsReduce(in.op)) continue;
@@ -751,8 +751,11 @@ class Generator {
                                                 : t;
   }
 
+  // `slot`: how kept input k's slot is indexed after "c<k>" — registers
+  // "[it]", shared memory "[it * <block>]" (RowKernel).
   void ElementLoop(Writer& w, const std::vector<int>& steps, int threads_per_row, int v,
-                   int64_t iters, bool cache, const std::vector<int>& keep) {
+                   int64_t iters, bool cache, const std::vector<int>& keep,
+                   const std::string& slot) {
     const int first_reduced = ndim_ - k_.reduce_ndim;
     const int64_t inner = shape_[ndim_ - 1];
     const std::string T = std::to_string(threads_per_row);
@@ -780,7 +783,7 @@ class Generator {
       }
     }
     // Reductions accumulate per element; the fills into registers, too.
-    BodyWithReduce(w, steps, v, keep);
+    BodyWithReduce(w, steps, v, keep, slot);
     if (k_.reduce_ndim == 1 && cache) w.Close();
     w.Close();
   }
@@ -801,11 +804,11 @@ class Generator {
 
   // One step of a row's element loop: each input the steps read is loaded
   // once (v-wide where it is unit along the row) from memory or from the
-  // registers an earlier stage filled — storage values either way, so a
-  // LOAD converts them exactly once — then the steps run per element and
-  // the outputs are stored (v-wide where unit along the row).
+  // registers (or shared memory) an earlier stage filled — storage values
+  // either way, so a LOAD converts them exactly once — then the steps run
+  // per element and the outputs are stored (v-wide where unit along the row).
   void BodyWithReduce(Writer& w, const std::vector<int>& steps, int v,
-                      const std::vector<int>& keep) {
+                      const std::vector<int>& keep, const std::string& slot) {
     std::vector<bool> loaded(k_.num_inputs, false), stored(k_.num_outputs, false);
     for (int i : steps) {
       const sy_fused_instr_t& in = k_.instrs[i];
@@ -816,7 +819,7 @@ class Generator {
       if (!loaded[k]) continue;
       const OperandPlan& p = operands_[k];
       const std::string type = LoadedType(k, v);
-      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + kept_index_;
+      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + slot;
       if (keep[k] == 2) {
         w.Line("const " + type + " " + x + " = " + c + ";");
         continue;
@@ -878,9 +881,6 @@ class Generator {
   std::vector<int> aligned_;
   int vec_ = 1;
   std::string entry_;
-  // How a row kernel's element loop indexes kept input k's slots after
-  // "c<k>": registers "[it]", shared memory "[it * <block>]" (RowKernel).
-  std::string kept_index_ = "[it]";
 };
 
 }  // namespace
@@ -893,115 +893,10 @@ std::string EntryName(const char* name) {
   return out;
 }
 
-RowDefaults DefaultRowShape(int kept_element_bytes) {
-  // Note [Row kernel shapes] has the measurements.
-  if (kept_element_bytes <= 2) return {1024, 1};
-  if (kept_element_bytes == 4) return {1024, 8};
-  return {512, 8};
-}
-
-RowDefaults SharedRowShape() { return {256, 8}; }
-
-bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error) {
-  CodegenOptions parsed = *out;  // *out changes only when all of text parses
-  CodegenOptions* options = &parsed;
-  std::stringstream parts(text);
-  std::string part;
-  while (std::getline(parts, part, ',')) {
-    const size_t eq = part.find('=');
-    const std::string key = part.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
-    char* end = nullptr;
-    const long n = std::strtol(value.c_str(), &end, 10);
-    const bool number = !value.empty() && end != nullptr && *end == '\0';
-    if (key == "kept" && number && n >= 4 && n <= 1024) {
-      options->row_kept_bytes = static_cast<int>(n);
-    } else if (key == "block" && number && n >= 32 && n <= 1024 && (n & (n - 1)) == 0) {
-      options->row_max_block = static_cast<int>(n);
-    } else if (key == "cluster" && number && n >= 1 && n <= 8 && (n & (n - 1)) == 0) {
-      options->row_max_cluster = static_cast<int>(n);
-    } else if (key == "shared" && number && (n == 0 || n == 1)) {
-      options->row_shared = static_cast<int>(n);
-    } else {
-      *error = "'" + part + "' in '" + text +
-               "' is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to 1024>, "
-               "cluster=<1, 2, 4 or 8> or shared=<0 or 1>";
-      return false;
-    }
-  }
-  *out = parsed;
-  return true;
-}
-
 bool GenerateCuda(const sy_fused_kernel_t& kernel, const CodegenOptions& options,
                   GeneratedKernel* out, std::string* error) {
   *out = GeneratedKernel{};
   return Generator(kernel, options).Run(out, error);
-}
-
-namespace {
-
-// "block 1024, cluster 2" for a generated kernel's main entry.
-std::string ShapeText(const GeneratedKernel& g) {
-  const LaunchShape& shape = g.vector.entry.empty() ? g.scalar : g.vector;
-  std::string text = "block " + std::to_string(shape.block);
-  if (shape.cluster > 1) text += ", cluster " + std::to_string(shape.cluster);
-  if (shape.smem > 0) text += ", " + std::to_string(shape.smem) + " B shared";
-  return text;
-}
-
-bool SameKernel(const GeneratedKernel& a, const GeneratedKernel& b) {
-  return a.source == b.source && a.vector.block == b.vector.block &&
-         a.vector.cluster == b.vector.cluster && a.vector.grid == b.vector.grid &&
-         a.vector.smem == b.vector.smem && a.scalar.block == b.scalar.block &&
-         a.scalar.cluster == b.scalar.cluster && a.scalar.grid == b.scalar.grid &&
-         a.scalar.smem == b.scalar.smem;
-}
-
-}  // namespace
-
-std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
-                                        const CodegenOptions& base, bool pinned) {
-  std::vector<LaunchConfig> configs;
-  GeneratedKernel first;
-  std::string error;
-  if (!GenerateCuda(kernel, base, &first, &error)) return {{"default", base}};
-  configs.push_back({"default: " + ShapeText(first), base});
-  int64_t row_length = 1;
-  for (int d = kernel.ndim - kernel.reduce_ndim; d < kernel.ndim; ++d) {
-    row_length *= kernel.shape[d];
-  }
-  // Warp rows (Note [Row kernel shapes]) and elementwise kernels have no
-  // shape to choose; a pinned shape is the user's choice.
-  if (pinned || kernel.reduce_ndim == 0 || row_length <= 1024) return configs;
-  struct Alternative {
-    const char* label;
-    int kept, block, cluster;  // 0: base's
-    int shared;                // -1: base's
-  };
-  const Alternative alternatives[] = {
-      {"registers", 0, 0, 0, 0},        {"shared memory", 0, 0, 0, 1},
-      {"no cluster", 0, 0, 1, -1},      {"cluster 8", 0, 1024, 8, -1},
-      {"block <= 512", 0, 512, 0, -1},  {"block <= 256", 0, 256, 0, -1},
-      {"kept 64 B", 64, 0, 0, 0},
-  };
-  std::vector<GeneratedKernel> made = {first};
-  for (const Alternative& a : alternatives) {
-    if (static_cast<int>(configs.size()) >= kMaxLaunchConfigs) break;
-    CodegenOptions o = base;
-    if (a.kept > 0) o.row_kept_bytes = a.kept;
-    if (a.block > 0) o.row_max_block = a.block;
-    if (a.cluster > 0) o.row_max_cluster = a.cluster;
-    if (a.shared >= 0) o.row_shared = a.shared;
-    GeneratedKernel g;
-    if (!GenerateCuda(kernel, o, &g, &error)) continue;
-    bool seen = false;
-    for (const GeneratedKernel& earlier : made) seen = seen || SameKernel(earlier, g);
-    if (seen) continue;
-    configs.push_back({std::string(a.label) + ": " + ShapeText(g), o});
-    made.push_back(std::move(g));
-  }
-  return configs;
 }
 
 }  // namespace sy::cuda::fusion

@@ -2,7 +2,9 @@
 // cuda plugin's code generator, compiled at run time by NVRTC
 // (nvrtc_compiler.h). Plain C++ with no CUDA headers, so its output can be
 // unit-tested anywhere (tests/fusion/cuda_codegen_test.cc), and compiled
-// by NVRTC wherever the toolkit is, GPU or not.
+// by NVRTC wherever the toolkit is, GPU or not. The generator is
+// cuda_codegen.cc; the row-shape options and launch configurations below
+// (DefaultRowShape … LaunchConfigs) are row_options.cc.
 //
 // Note [CUDA fused kernels]: every shape and stride is a constant of the
 // source, so index math folds and a kernel is specialized to its call.
