@@ -113,22 +113,12 @@ void Unload() {
 }
 
 constexpr sy_plugin_option_t kOptions[] = {
-    {.struct_size = sizeof(sy_plugin_option_t),
-     .extension = nullptr,
-     .name = "num_threads",
-     .type = SY_OPTION_INT,
-     .reserved = 0,
-     .default_value = "0",
-     .help = "threads large ops split over; 0: SWITCHYARD_NUM_THREADS, else "
-             "every CPU the process may run on"},
-    {.struct_size = sizeof(sy_plugin_option_t),
-     .extension = nullptr,
-     .name = "isa",
-     .type = SY_OPTION_STRING,
-     .reserved = 0,
-     .default_value = "",
-     .help = "cap for the matmul micro-kernel: generic, avx2 or avx512; "
-             "empty: SWITCHYARD_CPU_ISA, else the best the CPU has"},
+    plugin::Option("num_threads", SY_OPTION_INT, "0",
+        "threads large ops split over; 0: SWITCHYARD_NUM_THREADS, else every CPU the process "
+        "may run on"),
+    plugin::Option("isa", SY_OPTION_STRING, "",
+        "cap for the matmul micro-kernel: generic, avx2 or avx512; empty: SWITCHYARD_CPU_ISA, "
+        "else the best the CPU has"),
 };
 
 constexpr sy_plugin_api_t kPluginApi = {

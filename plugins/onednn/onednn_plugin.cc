@@ -102,22 +102,11 @@ const sy_plugin_option_t* Options() {
   static const std::string min_elements = std::to_string(kDefaultMinElements);
   static const std::string min_flops = std::to_string(kDefaultMinMatmulFlops);
   static const sy_plugin_option_t options[] = {
-      {.struct_size = sizeof(sy_plugin_option_t),
-       .extension = nullptr,
-       .name = "min_elements",
-       .type = SY_OPTION_INT,
-       .reserved = 0,
-       .default_value = min_elements.c_str(),
-       .help = "elementwise, reduction, softmax and norm calls with fewer "
-               "input elements go to the cpu plugin"},
-      {.struct_size = sizeof(sy_plugin_option_t),
-       .extension = nullptr,
-       .name = "min_matmul_flops",
-       .type = SY_OPTION_INT,
-       .reserved = 0,
-       .default_value = min_flops.c_str(),
-       .help = "matmul and linear calls of fewer flops (2*M*N*K) go to the "
-               "cpu plugin"},
+      plugin::Option("min_elements", SY_OPTION_INT, min_elements.c_str(),
+          "elementwise, reduction, softmax and norm calls with fewer input elements go to the "
+          "cpu plugin"),
+      plugin::Option("min_matmul_flops", SY_OPTION_INT, min_flops.c_str(),
+          "matmul and linear calls of fewer flops (2*M*N*K) go to the cpu plugin"),
   };
   return options;
 }

@@ -84,6 +84,23 @@ inline bool HostHasOptions(const sy_host_api_t* host) noexcept {
          host->option_get != nullptr;
 }
 
+// One entry of a plugin's option table (sy_plugin_api_t.options):
+//
+//   constexpr sy_plugin_option_t kOptions[] = {
+//       plugin::Option("num_threads", SY_OPTION_INT, "0", "threads large ops use")};
+//
+// The strings must live as long as the table (literals, or statics).
+constexpr sy_plugin_option_t Option(const char* name, sy_option_type_t type,
+                                    const char* default_value, const char* help) noexcept {
+  return {.struct_size = sizeof(sy_plugin_option_t),
+          .extension = nullptr,
+          .name = name,
+          .type = static_cast<int32_t>(type),
+          .reserved = 0,
+          .default_value = default_value,
+          .help = help};
+}
+
 // The value of declared option `name` for this load (host->option_get; only
 // during `load`, with its context). FAILED_PRECONDITION from a host older
 // than 1.1; NOT_FOUND for an undeclared name.
