@@ -15,6 +15,7 @@
 // Both are process-wide (one thread pool, one micro-kernel choice): the
 // last runtime to load the plugin with an option set decides.
 #include <cstdlib>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -131,7 +132,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .load = Load,
     .unload = Unload,
     .flags = 0,
-    .num_options = 2,
+    .num_options = static_cast<int32_t>(std::size(kOptions)),
     .options = kOptions,
 };
 
