@@ -15,6 +15,7 @@
 // [Load time]). Nothing registers itself from a static initializer.
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ constexpr sy_plugin_option_t kOptions[] = {
         "let conv2d use cuDNN engines with reduced-precision reduction (faster on some "
         "problems, as PyTorch allows; f16/bf16 may then add partial sums in 16 bits; f32 never "
         "uses TF32). Off: f32 accumulation"),
+    plugin::Option("conv2d_graphs", SY_OPTION_BOOL, "true",
+        "replay a conv2d plan as a CUDA graph once it has run twice with the same buffers "
+        "(one launch instead of cuDNN's enqueue of each kernel)"),
 };
 
 // The collective ops through NCCL (collectives/nccl_comm.h; the plugin
@@ -135,6 +139,12 @@ sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) 
         plugin::GetOption(host, context, "conv2d_reduced_precision", &reduced));
   }
   SetConv2dReducedPrecision(reduced.value.b != 0);
+  sy_option_value_t graphs{};
+  graphs.value.b = 1;
+  if (plugin::HostHasOptions(host)) {
+    SY_PLUGIN_RETURN_IF_ERROR(plugin::GetOption(host, context, "conv2d_graphs", &graphs));
+  }
+  SetConv2dGraphs(graphs.value.b != 0);
   return nullptr;
 }
 
@@ -188,7 +198,7 @@ constexpr sy_plugin_api_t kPluginApi = {
     .load = Load,
     .unload = Unload,
     .flags = SY_PLUGIN_FLAG_RESIDENT,
-    .num_options = 2,
+    .num_options = static_cast<int32_t>(std::size(kOptions)),
     .options = kOptions,
 };
 

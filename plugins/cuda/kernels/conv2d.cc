@@ -23,8 +23,9 @@
 namespace sy::cuda {
 namespace {
 
-// The plugin option conv2d_reduced_precision (SetConv2dReducedPrecision).
+// The plugin options conv2d_reduced_precision and conv2d_graphs.
 std::atomic<bool> g_reduced_precision{false};
+std::atomic<bool> g_graphs{true};
 
 using ::sy::gpu::BeginCall;
 using ::sy::gpu::CheckLaunched;
@@ -286,6 +287,7 @@ sy_error_t* ConvImpl(const sy_kernel_call_t* call, sy_dtype_t dtype, bool relu) 
   key.relu = relu ? 1 : 0;
   key.variant = call->variant;
   key.reduced = g_reduced_precision.load(std::memory_order_relaxed) ? 1 : 0;
+  key.graphs = g_graphs.load(std::memory_order_relaxed) ? 1 : 0;
   for (int d = 0; d < 4; ++d) {
     key.x[d] = p.x[d];
     key.w[d] = p.w[d];
@@ -320,10 +322,9 @@ sy_error_t* ConvImpl(const sy_kernel_call_t* call, sy_dtype_t dtype, bool relu) 
   key.align[3] = p.has_bias ? Alignment(ptrs.bias) : 0;
   bool no_engine = false;
   {
-    CudnnHandleLease handle;
-    SY_PLUGIN_RETURN_IF_ERROR(handle.Acquire(*lib, *stream, op));
-    SY_PLUGIN_RETURN_IF_ERROR(RunConvPlan(*lib, handle.get(), *stream, scratch,
-                                          key, ptrs, op, &no_engine));
+    CudnnHandleLease handle;  // acquired by RunConvPlan when it calls cuDNN
+    SY_PLUGIN_RETURN_IF_ERROR(
+        RunConvPlan(*lib, handle, *stream, scratch, key, ptrs, op, &no_engine));
   }
   if (no_engine) {
     // No cuDNN engine takes the problem (Note [Conv plans]): the direct
@@ -462,6 +463,8 @@ sy_error_t* RegisterFor(const sy_host_api_t* host, sy_host_context_t* context) {
 void SetConv2dPlanCacheCapacity(size_t problems) {
   SetConvPlanCacheCapacity(problems);
 }
+
+void SetConv2dGraphs(bool enabled) { g_graphs.store(enabled, std::memory_order_relaxed); }
 
 void SetConv2dReducedPrecision(bool allowed) {
   g_reduced_precision.store(allowed, std::memory_order_relaxed);

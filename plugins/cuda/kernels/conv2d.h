@@ -37,9 +37,36 @@
 // copied into that layout (strided_copy4d.h), and an output that is not is
 // computed into a temporary and scattered back.
 //
+// Note [Conv graphs]: cudnnBackendExecute costs 6–7 µs of host time per
+// call on the H100 (it enqueues each of the engine's kernels; NCHW 16-bit
+// engines launch transposes around the convolution), plus a variant pack
+// and the handle's lease. So a plan is captured into a CUDA graph
+// (conv2d_graphs.h) the second time it runs with the same buffers —
+// stream, x, weight, bias, output and workspace, which the graph bakes in
+// — and later calls with them are one cudaGraphLaunch. The second time,
+// not the first: a buffer set seen once (a temporary) is not worth an
+// instantiation, and the first call runs plainly, so lazy loading and
+// first-use work are done before a capture. Graphs are kept only where
+// they pay: a replay saves host time but can cost GPU time (f16 64→64
+// 3×3 at 56² NHWC, N = 32, ran 34 µs a call replayed against 28 µs
+// plainly), so the plan's first capture times 5 calls streamed back to
+// back each way from an idle GPU (the faster of 3 bursts) and settles for
+// the plan: graphs unless replays are more than 3 % slower (a tie goes to
+// the graph, whose freed host time serves the calls around it). The
+// debug log gives both figures. Under graphs the engine search ranks by
+// GPU time alone (a replay's host time does not depend on the engine). Up
+// to 8 graphs a plan, least recently used dropped; they live and die with
+// the plan's cache entry. The capture runs on a private stream in
+// thread-local mode, so another thread's work on the caller's stream
+// never lands in the graph. A plan that fails to capture runs plainly
+// from then on (the log says why); a caller's stream that is itself being
+// captured gets the plain execute, which its own capture records. Plugin
+// option conv2d_graphs (default on) turns graphs off.
+//
 // Thread safety: kernels are stateless sy_kernel_fns; the plan cache is
 // mutex-guarded, plans are shared and executed under the device's cuDNN
-// handle lease (cudnn_library.h).
+// handle lease (cudnn_library.h); a plan's graphs are guarded by their own
+// mutex, held across a launch.
 #ifndef SWITCHYARD_PLUGINS_CUDA_KERNELS_CONV2D_H_
 #define SWITCHYARD_PLUGINS_CUDA_KERNELS_CONV2D_H_
 
@@ -56,6 +83,11 @@ inline constexpr int kConv2dPlanCacheDefault = 256;
 
 // Sets the plan cache's capacity (>= 1); a smaller one evicts at once.
 void SetConv2dPlanCacheCapacity(size_t problems);
+
+// Whether plans are replayed as CUDA graphs (Note [Conv graphs]; plugin
+// option conv2d_graphs, default on). Process-wide; part of each plan's key
+// (the engine search ranks by GPU time alone under graphs).
+void SetConv2dGraphs(bool enabled);
 
 // Lets calls use engines with cuDNN's REDUCED_PRECISION_REDUCTION note
 // (plugin option conv2d_reduced_precision, default off; f32 still never

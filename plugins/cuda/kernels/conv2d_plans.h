@@ -25,7 +25,7 @@ struct ConvKey {
   int32_t relu = 0;
   int32_t variant = -1;  // -1: measured pick; k: k-th heuristic choice
   int32_t reduced = 0;   // 1: engines with REDUCED_PRECISION_REDUCTION too
-  int32_t unused = 0;    // keeps x 8-aligned without padding bytes
+  int32_t graphs = 0;    // 1: replayed as CUDA graphs (picked by GPU time)
   int64_t x[4] = {};     // N C H W
   int64_t w[4] = {};     // K C/g kH kW
   int64_t stride[2] = {}, padding[2] = {}, dilation[2] = {};
@@ -44,11 +44,12 @@ struct ConvPointers {
   void* y = nullptr;
 };
 
-// Runs the key's plan (building and caching it first) on `stream` with
-// `handle` (leased, bound to the stream); the workspace comes from
-// `scratch`. When no engine takes the problem, runs nothing, sets
-// *no_engine and returns NULL (the answer is cached too).
-sy_error_t* RunConvPlan(const CudnnLibrary& lib, cudnnHandle_t handle,
+// Runs the key's plan (building and caching it first) on `stream`, or
+// replays its CUDA graph for these buffers (Note [Conv graphs] in
+// conv2d.h); `lease` is acquired only when cuDNN is called. The workspace
+// comes from `scratch`. When no engine takes the problem, runs nothing,
+// sets *no_engine and returns NULL (the answer is cached too).
+sy_error_t* RunConvPlan(const CudnnLibrary& lib, CudnnHandleLease& lease,
                         const gpu::Stream& stream, Scratch& scratch,
                         const ConvKey& key, const ConvPointers& ptrs,
                         std::string_view op, bool* no_engine);

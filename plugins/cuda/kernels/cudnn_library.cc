@@ -153,30 +153,38 @@ CudnnHandleLease::~CudnnHandleLease() {
 sy_error_t* CudnnHandleLease::Acquire(const CudnnLibrary& lib,
                                       const gpu::Stream& stream,
                                       std::string_view op) {
-  const int device = stream.device;
-  if (device < 0 || device >= kMaxDevices) {
-    return MakeError(SY_STATUS_UNIMPLEMENTED,
-                     StrCat("cuda plugin: ", op, ": device ", device,
-                            " is beyond the ", kMaxDevices,
-                            " devices the cuDNN kernels support"));
+  if (mu_ == nullptr) {
+    const int device = stream.device;
+    if (device < 0 || device >= kMaxDevices) {
+      return MakeError(SY_STATUS_UNIMPLEMENTED,
+                       StrCat("cuda plugin: ", op, ": device ", device,
+                              " is beyond the ", kMaxDevices,
+                              " devices the cuDNN kernels support"));
+    }
+    device_ = device;
+    mu_ = &ThePool().mu[device];
+    mu_->lock();
   }
-  mu_ = &ThePool().mu[device];
-  mu_->lock();
-  cudnnHandle_t& h = ThePool().handle[device];
+  cudnnHandle_t& h = ThePool().handle[device_];
   if (h == nullptr) {
     // The stream's device is current (BeginCall): the handle belongs to it.
     SY_PLUGIN_RETURN_IF_ERROR(
         CudnnError(lib, lib.cudnnCreate(&h), op, "cudnnCreate failed"));
   }
   handle_ = h;
-  bool& bound = ThePool().bound[device];
-  cudaStream_t& bound_stream = ThePool().stream[device];
-  if (bound && bound_stream == stream.stream) return nullptr;
+  return Bind(lib, stream.stream, op);
+}
+
+sy_error_t* CudnnHandleLease::Bind(const CudnnLibrary& lib, cudaStream_t stream,
+                                   std::string_view op) {
+  bool& bound = ThePool().bound[device_];
+  cudaStream_t& bound_stream = ThePool().stream[device_];
+  if (bound && bound_stream == stream) return nullptr;
   bound = false;
-  SY_PLUGIN_RETURN_IF_ERROR(CudnnError(lib, lib.cudnnSetStream(handle_, stream.stream), op,
+  SY_PLUGIN_RETURN_IF_ERROR(CudnnError(lib, lib.cudnnSetStream(handle_, stream), op,
                                        "cudnnSetStream failed"));
   bound = true;
-  bound_stream = stream.stream;
+  bound_stream = stream;
   return nullptr;
 }
 

@@ -74,7 +74,7 @@ std::string CudnnErrorText(const CudnnLibrary& lib, cudnnStatus_t status,
                            sy_status_code_t* out_code);
 
 // The cuDNN handle of `stream`'s device, bound to its stream, held (with
-// the device's lock) for the length of one kernel call.
+// the device's lock) from Acquire to the lease's end (one kernel call).
 class CudnnHandleLease {
  public:
   CudnnHandleLease() = default;
@@ -82,12 +82,19 @@ class CudnnHandleLease {
   CudnnHandleLease(const CudnnHandleLease&) = delete;
   CudnnHandleLease& operator=(const CudnnHandleLease&) = delete;
 
+  // Takes the device's handle (creating it the first time) and binds it to
+  // `stream`. Again in the same lease: binds it to `stream` again (a call
+  // acquires only when it needs cuDNN; a captured graph's replay does not).
   sy_error_t* Acquire(const CudnnLibrary& lib, const gpu::Stream& stream,
                       std::string_view op);
+  // Binds the acquired handle to `stream` (a capture's private stream),
+  // cudnnSetStream only when the binding changes.
+  sy_error_t* Bind(const CudnnLibrary& lib, cudaStream_t stream, std::string_view op);
   cudnnHandle_t get() const { return handle_; }
 
  private:
   std::mutex* mu_ = nullptr;
+  int device_ = 0;
   cudnnHandle_t handle_ = nullptr;
 };
 

@@ -3,8 +3,8 @@
 // dilation and bias together; depthwise; inputs that are views (permuted,
 // sliced); channels-last inputs and output; a strided output; an empty
 // batch; cuda::conv2d_relu; each heuristic variant; the plan cache's hits
-// and evictions (its debug log); the reduced-precision option; and a bad
-// call's error. f32 must be
+// and evictions (its debug log); CUDA graph replays; the reduced-precision
+// option; and a bad call's error. f32 must be
 // FP32-exact (no TF32): its bound is the f32 GEMMs' one. Inputs are random.
 // Skips without a GPU, and without cuDNN (the load record says why).
 #include <gmock/gmock.h>
@@ -472,6 +472,84 @@ TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
   for (const std::string& l : lines) std::printf("  %s\n", l.c_str());
   rt.reset();
   runtime_with(256).reset();  // the default again, for the tests that follow
+}
+
+// Note [Conv graphs]: the second call with the same buffers captures the
+// plan into a CUDA graph, times replays against plain executes, and keeps
+// the graph where replays are faster (this tiny problem's are, on the
+// H100: its GPU time is below its enqueue time); later calls replay it. A
+// replay must read what the buffers hold at that call: x is overwritten in
+// place (copy into it) before every call, and each result is checked
+// against float64. Another output buffer is another graph. With
+// conv2d_graphs=false nothing is captured, and the results are the same.
+TEST(CudaConv2dGraphs, ReplaysReadTheBuffersOfEachCall) {
+  SY_SKIP_WITHOUT_CUDA();
+  for (const bool graphs : {true, false}) {
+    SCOPED_TRACE(graphs ? "graphs on" : "graphs off");
+    std::unique_ptr<Runtime> rt =
+        RuntimeWithCudaOption(std::string("conv2d_graphs=") + (graphs ? "true" : "false"));
+    Device* cuda = rt->GetDevice("cuda:0").value();
+    const OpHandle conv = rt->FindOp("conv2d").value();
+    const OpHandle copy = rt->FindOp("copy").value();
+    std::vector<std::string> lines;
+    const LogLevel previous = GetLogLevel();
+    SetLogLevel(LogLevel::kDebug);
+    SetLogSink([&](LogLevel, absl::string_view m) {
+      if (m.find("CUDA graph") != absl::string_view::npos) lines.emplace_back(m);
+    });
+    // A problem of its own (11 channels, 9×7), so its plan is new here.
+    Host w, b;
+    w.shape = {6, 11, 3, 3};
+    b.shape = {6};
+    const std::vector<float> wv = RandomFloats(6 * 11 * 3 * 3, 201);
+    const std::vector<float> bv = RandomFloats(6, 202);
+    w.values.assign(wv.begin(), wv.end());
+    b.values.assign(bv.begin(), bv.end());
+    Tensor tw = rt->FromHost(*cuda, SY_DTYPE_F32, w.shape, wv.data(), wv.size() * 4).value();
+    Tensor tb = rt->FromHost(*cuda, SY_DTYPE_F32, b.shape, bv.data(), bv.size() * 4).value();
+    Tensor x = rt->Empty(*cuda, SY_DTYPE_F32, {2, 11, 9, 7}).value();
+    Conv c;
+    c.padding[0] = c.padding[1] = 1;
+    Tensor ys[2] = {rt->Empty(*cuda, SY_DTYPE_F32, {2, 6, 9, 7}).value(),
+                    rt->Empty(*cuda, SY_DTYPE_F32, {2, 6, 9, 7}).value()};
+    // Calls 0–3 write ys[0] (plain, capture, replay, replay), 4–6 ys[1].
+    for (int call = 0; call < 7; ++call) {
+      SCOPED_TRACE("call " + std::to_string(call));
+      Host xh;
+      xh.shape = {2, 11, 9, 7};
+      const std::vector<float> xv = RandomFloats(2 * 11 * 9 * 7, 210 + call);
+      xh.values.assign(xv.begin(), xv.end());
+      Tensor fresh =
+          rt->FromHost(*cuda, SY_DTYPE_F32, xh.shape, xv.data(), xv.size() * 4).value();
+      ASSERT_TRUE(rt->CallOut(copy, {fresh}, {}, {x}).ok());
+      const Tensor& y = ys[call < 4 ? 0 : 1];
+      absl::Status st = rt->CallOut(conv, {x, tw, tb}, c.Attrs(), {y});
+      ASSERT_TRUE(st.ok()) << st;
+      std::vector<int64_t> shape;
+      const std::vector<double> want = Reference(xh, w, &b, c, &shape);
+      std::vector<float> got(want.size());
+      ASSERT_TRUE(rt->ToHost(y, got.data(), got.size() * 4).ok());
+      EXPECT_LT(RelativeError(std::vector<double>(got.begin(), got.end()), want),
+                Tolerance(SY_DTYPE_F32));
+    }
+    SetLogSink(nullptr);
+    SetLogLevel(previous);
+    int captured = 0, timed = 0, kept = 0;
+    for (const std::string& l : lines) {
+      std::printf("  %s\n", l.c_str());
+      if (l.find("x [2, 11, 9, 7]") == std::string::npos) continue;
+      captured += l.find("captured a CUDA graph") != std::string::npos;
+      timed += l.find("streamed back to back") != std::string::npos;
+      kept += l.find("replays from now on") != std::string::npos;
+    }
+    // Timed once, at the plan's first capture; then, where replays pay,
+    // one graph per output buffer (the workspace, from the runtime's
+    // caching allocator, comes back the same on one stream).
+    EXPECT_EQ(timed, graphs ? 1 : 0);
+    EXPECT_EQ(captured, kept == 1 ? 2 : 0);
+    rt.reset();
+  }
+  RuntimeWithCudaOption("conv2d_graphs=true").reset();  // the default again
 }
 
 // The plugin option conv2d_reduced_precision: plans are built with
