@@ -17,6 +17,7 @@
 
 #include "fused/cuda_codegen.h"
 #include "fused/nvrtc_compiler.h"
+#include "fused/online_softmax.h"
 #include "gtest/gtest.h"
 #include "ir_kernels.h"
 #include "switchyard/plugin.h"
@@ -231,7 +232,9 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
       const bool clustered = s.source.find("__cluster_dims__(" + std::to_string(cluster) +
                                            ", 1, 1)") != std::string::npos;
       EXPECT_EQ(clustered, cluster > 1) << what;
-      EXPECT_EQ(s.source.find("sy_cluster_reduce(a") != std::string::npos, cluster > 1) << what;
+      // softmax's reduction is its (max, sum) pair (Note [Online softmax]).
+      EXPECT_EQ(s.source.find("sy_cluster_reduce(sy_ms{a") != std::string::npos, cluster > 1)
+          << what;
       if (cluster > 1) {
         // A row's threads count across the cluster, so per-row values are
         // stored by its first block's first thread only.
@@ -285,7 +288,7 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
     CodegenOptions fresh;
     EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
     EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
-                         "1024>, cluster=<1, 2, 4 or 8> or shared=<0 or 1>"),
+                         "1024>, cluster=<1, 2, 4 or 8>, shared=<0 or 1> or online=<0 or 1>"),
               std::string::npos)
         << error;
     EXPECT_EQ(fresh.row_max_block, 0) << bad;  // unchanged: the per-dtype default
@@ -453,6 +456,79 @@ TEST_F(CudaCodegen, RowsKeptInSharedMemory) {
   o.row_max_shared = 227 * 1024;
   ASSERT_TRUE(GenerateCuda(Softmax(SY_DTYPE_BF16, 4, 1024).Abi(), o, &g, &error)) << error;
   EXPECT_EQ(g.vector.smem, 0);
+}
+
+// Note [Online softmax]: softmax's max and sum reduce once, as a (max,
+// sum) pair, in the block and cluster kernels (rows of 4096 and 65536),
+// with the sum's stage run on the thread's own max; warp rows (512) and
+// online=0 keep the IR's two reductions. Both forms compile.
+TEST_F(CudaCodegen, SoftmaxReducesItsMaxAndSumOnceAsAPair) {
+  const auto has = [](const GeneratedKernel& g, const std::string& text) {
+    return g.source.find(text) != std::string::npos;
+  };
+  for (int64_t n : {int64_t{512}, int64_t{4096}, int64_t{65536}}) {
+    for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+      const Ir ir = Softmax(d, 4, n);
+      for (bool asked : {true, false}) {
+        const bool online = asked && n > 1024;
+        const std::string what = std::string(d == SY_DTYPE_F32 ? "f32" : "bf16") + " rows of " +
+                                 std::to_string(n) + (online ? " online" : " in two stages");
+        CodegenOptions o;
+        o.row_max_shared = 227 * 1024 - 1024;
+        std::string error;
+        ASSERT_TRUE(ParseRowOptions(asked ? "online=1" : "online=0", &o, &error)) << error;
+        GeneratedKernel g;
+        ASSERT_TRUE(GenerateCuda(ir.Abi(), o, &g, &error)) << what << ": " << error;
+        EXPECT_EQ(has(g, "sy_online()"), online) << what << "\n" << g.source;
+        EXPECT_EQ(has(g, "sy_online_base(a"), online) << what;
+        EXPECT_EQ(has(g, "sy_max()"), !online) << what << "\n" << g.source;
+        EXPECT_EQ(has(g, "sy_sum()"), !online) << what;
+        if (n == 65536) EXPECT_EQ(has(g, "sy_slot_ms"), online) << what;
+        CompileFor(g, ir, what, 90);
+      }
+    }
+  }
+}
+
+// Softmax's IR with one change: 0 none, 1 the exps of the sum's stage are
+// stored too, 2 the sum's stage sums exp(x + x − max), 3 exp(max − x).
+Ir SoftmaxVariant(int variant) {
+  Ir b;
+  b.name = "softmax";
+  b.ndim = 2;
+  b.reduce_ndim = 1;
+  b.shape = {4, 4096};
+  const sy_dtype_t f = SY_DTYPE_F32;
+  b.Input(f, {4096, 1});
+  b.Output(f, {4096, 1});
+  if (variant == 1) b.Output(f, {4096, 1});
+  const auto x = [&](int stage) { return b.Add(SY_FUSED_LOAD, f, -1, -1, -1, 0, stage); };
+  const int m = b.Add(SY_FUSED_REDUCE_MAX, f, x(0));
+  int v = x(1);
+  if (variant == 2) v = b.Add(SY_FUSED_ADD, f, v, v, -1, 0, 1);
+  const int d = variant == 3 ? b.Add(SY_FUSED_SUB, f, m, v, -1, 0, 1)
+                             : b.Add(SY_FUSED_SUB, f, v, m, -1, 0, 1);
+  const int e = b.Add(SY_FUSED_EXP, f, d, -1, -1, 0, 1);
+  if (variant == 1) b.Add(SY_FUSED_STORE, f, e, -1, -1, 1, 1);
+  const int sum = b.Add(SY_FUSED_REDUCE_SUM, f, e, -1, -1, 0, 1);
+  const int e2 = b.Add(SY_FUSED_EXP, f, b.Add(SY_FUSED_SUB, f, x(2), m, -1, 0, 2), -1, -1, 0, 2);
+  b.Add(SY_FUSED_STORE, f, b.Add(SY_FUSED_DIV, f, e2, sum, -1, 0, 2), -1, -1, 0, 2);
+  return b;
+}
+
+// The pairs are found only where the sum's stage sums exp(X − max) of the
+// max's own X and does nothing else, and never in f64.
+TEST(OnlineSoftmax, PairsOnlyWhereTheSumStageIsThatSumAlone) {
+  const std::vector<OnlinePair> pairs = FindOnlinePairs(SoftmaxVariant(0).Abi());
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_EQ(pairs[0].max, 1);
+  EXPECT_EQ(pairs[0].sum, 5);
+  EXPECT_EQ(FindOnlinePairs(Softmax(SY_DTYPE_BF16, 4, 4096).Abi()).size(), 1u);
+  EXPECT_EQ(FindOnlinePairs(SoftmaxVariant(1).Abi()).size(), 0u) << "the exps are an output";
+  EXPECT_EQ(FindOnlinePairs(SoftmaxVariant(2).Abi()).size(), 0u) << "another value than the max's";
+  EXPECT_EQ(FindOnlinePairs(SoftmaxVariant(3).Abi()).size(), 0u) << "exp(max - x)";
+  EXPECT_EQ(FindOnlinePairs(Softmax(SY_DTYPE_F64, 4, 4096).Abi()).size(), 0u) << "f64";
+  EXPECT_EQ(FindOnlinePairs(RmsNorm(SY_DTYPE_F32, {4, 4096}, 1).Abi()).size(), 0u) << "rms_norm";
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -306,11 +306,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 6"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 7"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 6";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 7";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }
@@ -323,6 +323,47 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
                                                 "matmul_bias", "matmul_bias_gelu_tanh"}));
   for (const std::string& note : backends.notes) {
     EXPECT_EQ(note.find("cuda"), std::string::npos) << note;
+  }
+}
+
+// Note [Online softmax]: softmax and log_softmax reduce their max and sum
+// as one (max, sum) pair. Rows with −inf entries (masked), a row all −inf,
+// a row with a NaN and a row with +inf must come out as the unfused graph
+// has them (NaN where it has NaN, 0 for masked entries), at lengths that
+// take the warp, the block and the cluster kernel, where a thread's own
+// elements can all be −inf while the row's are not. ctest runs it again
+// as cuda_fusion_test.two_stage_rows, with online=0.
+TEST_F(CudaFusion, SoftmaxRowsWithMaskedAndNonFiniteEntries) {
+  for (int64_t n : {int64_t{7}, int64_t{1000}, int64_t{4096}, int64_t{65536}}) {
+    for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+      const int64_t rows = 6;
+      std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 23, -4, 4);
+      for (int64_t j = 0; j < n; ++j) {
+        if (j % 3 != 1) xs[0 * n + j] = -INFINITY;  // row 0: two of three masked
+        if (j >= n / 2) xs[1 * n + j] = -INFINITY;  // row 1: its second half masked
+        xs[2 * n + j] = -INFINITY;                   // row 2: all masked
+      }
+      xs[3 * n + n / 3] = NAN;       // row 3: one NaN
+      xs[4 * n + n - 1] = INFINITY;  // row 4: one +inf; row 5 finite
+      const Tensor x = FromValues(*rt_, *cuda_, dtype, {rows, n}, xs);
+      for (const char* op : {"softmax", "log_softmax"}) {
+        const std::string what = Name(dtype) + " " + op + " rows of " + std::to_string(n);
+        CompileStats stats;
+        std::vector<std::vector<double>> got = Check(
+            *compiler_, {x},
+            [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{Op(op, {in[0]})}; },
+            Tolerance(dtype) * 8, what, &stats);
+        EXPECT_EQ(stats.fused_groups, 1) << what << "\n" << description_;
+        ASSERT_EQ(got.size(), 1u) << what;
+        // Row 0's masked entries are exactly 0 (softmax) or −inf.
+        for (int64_t j = 0; j < n; j += 3) {
+          EXPECT_EQ(got[0][j], std::string(op) == "softmax" ? 0.0 : -INFINITY) << what;
+        }
+        EXPECT_TRUE(std::isnan(got[0][2 * n])) << what << ": an all −inf row is NaN";
+        EXPECT_TRUE(std::isnan(got[0][3 * n])) << what << ": a NaN makes its row NaN";
+        EXPECT_FALSE(std::isnan(got[0][5 * n])) << what;
+      }
+    }
   }
 }
 

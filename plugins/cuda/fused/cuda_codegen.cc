@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fused/cuda_prelude.h"
+#include "fused/online_softmax.h"
 #include "switchyard/plugin/fused_codegen.hpp"
 #include "switchyard/plugin/fused_ir.hpp"
 
@@ -607,7 +608,6 @@ class Generator {
 
   void RowKernel(Writer& w, const std::string& name, const RowPlan& plan, int v) {
     const int first_reduced = ndim_ - k_.reduce_ndim;
-    const int64_t inner = shape_[ndim_ - 1];
     const int threads_per_row = plan.threads_per_row();
     const int64_t iters = RowIters(plan, v);
     // In registers, one element per step takes a whole register, however
@@ -626,12 +626,26 @@ class Generator {
     w.Line("__shared__ double sy_buf_d[32];");
     int reductions = 0;
     for (int i = 0; i < k_.num_instrs; ++i) reductions += IsReduce(k_.instrs[i].op) ? 1 : 0;
+    // Note [Online softmax]: in block and cluster rows, max-then-sum stage
+    // pairs reduce once, as (max, sum) pairs. pair_max[i] / pair_sum[i]:
+    // the pair instruction i opens / closes.
+    const std::vector<OnlinePair> pairs =
+        o_.online_softmax && !plan.warp ? FindOnlinePairs(k_) : std::vector<OnlinePair>();
+    std::vector<int> pair_max(k_.num_instrs, -1), pair_sum(k_.num_instrs, -1);
+    for (size_t p = 0; p < pairs.size(); ++p) {
+      pair_max[pairs[p].max] = static_cast<int>(p);
+      pair_sum[pairs[p].sum] = static_cast<int>(p);
+    }
+    if (!pairs.empty()) w.Line("__shared__ sy_ms sy_buf_ms[32];");
     if (plan.cluster > 1) {
       // One slot per reduction for the block's partial, read by the
       // cluster's other blocks.
       const std::string n = std::to_string(std::max(1, reductions));
       w.Line("__shared__ float sy_slot_f[" + n + "];");
       w.Line("__shared__ double sy_slot_d[" + n + "];");
+      if (!pairs.empty()) {
+        w.Line("__shared__ sy_ms sy_slot_ms[" + std::to_string(pairs.size()) + "];");
+      }
     }
     if (plan.warp) {
       w.Line("const sy_i64 row = (sy_i64)blockIdx.x * " + std::to_string(plan.block / 32) +
@@ -702,10 +716,24 @@ class Generator {
           if (plan.kept[k]) keep[k] = plan.first[k] == s ? 1 : 2;
         }
       }
+      // A pair's sum runs on the thread's own max, in a scope where that
+      // is the max's name.
+      int closing = -1;
+      for (int i : elem_steps) closing = pair_sum[i] >= 0 ? i : closing;
+      if (closing >= 0) {
+        const int m = pairs[pair_sum[closing]].max;
+        w.Open("");
+        w.Line("const float " + Name(m) + " = sy_online_base(a" + std::to_string(m) + ");");
+      }
       ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep, slot);
+      if (closing >= 0) w.Close();
       for (int i : elem_steps) {
         const sy_fused_instr_t& in = k_.instrs[i];
-        if (!IsReduce(in.op)) continue;
+        if (!IsReduce(in.op) || pair_max[i] >= 0) continue;  // a pair reduces at its sum
+        if (pair_sum[i] >= 0) {
+          PairReduction(w, plan, pairs[pair_sum[i]], pair_sum[i]);
+          continue;
+        }
         const bool wide = Wide(in.dtype);
         const std::string op = in.op == SY_FUSED_REDUCE_SUM ? "sy_sum()"
                                : in.op == SY_FUSED_REDUCE_MAX ? "sy_max()"
@@ -732,6 +760,26 @@ class Generator {
       }
     }
     w.Close();
+  }
+
+  // Note [Online softmax]: the (max, sum) pair `pair` (the p-th) reduced
+  // over a block or cluster row as one value.
+  void PairReduction(Writer& w, const RowPlan& plan, const OnlinePair& pair, int p) {
+    const std::string m = std::to_string(pair.max), sum = std::to_string(pair.sum);
+    const std::string acc = "sy_ms{a" + m + ", a" + sum + "}";
+    const std::string identity = "sy_ms{-__int_as_float(0x7f800000), 0.f}";
+    std::string reduced;
+    if (plan.cluster > 1) {
+      reduced = "sy_cluster_reduce(" + acc + ", sy_online(), sy_buf_ms, sy_slot_ms + " +
+                std::to_string(p) + ", " + identity + ", " + std::to_string(plan.cluster) + ")";
+    } else {
+      reduced = "sy_block_reduce(" + acc + ", sy_online(), sy_buf_ms, " + identity + ")";
+    }
+    w.Line("const sy_ms q" + sum + " = " + reduced + ";");
+    w.Line("const float " + Name(pair.max) + " = " +
+           Intermediate(k_.instrs[pair.max].dtype, "q" + sum + ".m") + ";");
+    w.Line("const float " + Name(pair.sum) + " = " +
+           Intermediate(k_.instrs[pair.sum].dtype, "q" + sum + ".s") + ";");
   }
 
   std::string ReduceInit(const sy_fused_instr_t& in) const {

@@ -126,6 +126,9 @@ struct CodegenOptions {
   // opting in), else registers.
   int row_shared = -1;
   int row_max_shared = 48 * 1024;
+  // Max-then-sum stage pairs reduce once, online (Note [Online softmax] in
+  // online_softmax.h); false: two reductions, as the IR has them.
+  bool online_softmax = true;
 };
 
 // The default row shape by the size of the widest element a row kernel
@@ -145,10 +148,10 @@ RowDefaults SharedRowShape();
 // Row-kernel options from "kept=<bytes>,block=<threads>,cluster=<blocks>"
 // (any part may be left out, and keeps its value — for block and cluster
 // the per-dtype default; a part that is set applies to every dtype;
-// SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md), and ",shared=1":
-// false with *error naming the part that is wrong, and *out unchanged.
-// kept: 4 … 1024; block: a power of two, 32 … 1024; cluster: 1, 2, 4, 8;
-// shared: 0 or 1.
+// SWITCHYARD_CUDA_FUSED_ROWS, docs/fusion.md), ",shared=1" and
+// ",online=0": false with *error naming the part that is wrong, and *out
+// unchanged. kept: 4 … 1024; block: a power of two, 32 … 1024; cluster:
+// 1, 2, 4, 8; shared: 0 or 1; online: 0 or 1.
 bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* error);
 
 // One launch configuration of a kernel (Note [Row kernel shapes]): its

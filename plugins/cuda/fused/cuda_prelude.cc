@@ -106,9 +106,26 @@ struct sy_max { SY_INLINE float operator()(float a, float b) const { return sy_m
                 SY_INLINE double operator()(double a, double b) const { return sy_maxd(a, b); } };
 struct sy_min { SY_INLINE float operator()(float a, float b) const { return sy_minf(a, b); }
                 SY_INLINE double operator()(double a, double b) const { return sy_mind(a, b); } };
+// Online softmax's partial of a row (Note [Online softmax] in
+// online_softmax.h): the max m of some of its elements and the sum s of
+// exp(x - m) over them. Combining rescales each sum to the larger max;
+// a part with the larger max (or two of -inf) keeps its sum as it is.
+struct sy_ms { float m, s; };
+struct sy_online {
+  SY_INLINE sy_ms operator()(sy_ms a, sy_ms b) const {
+    const float m = sy_maxf(a.m, b.m);
+    return sy_ms{m, (a.m == m ? a.s : a.s * expf(a.m - m)) + (b.m == m ? b.s : b.s * expf(b.m - m))};
+  }
+};
+// The max a thread's own sum runs on: 0 where its max is -inf, so that
+// exp(-inf - 0) is 0, not exp(NaN).
+SY_INLINE float sy_online_base(float m) { return m == -__int_as_float(0x7f800000) ? 0.f : m; }
+SY_INLINE float sy_shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+SY_INLINE double sy_shfl_xor(double v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
+SY_INLINE sy_ms sy_shfl_xor(sy_ms v, int o) { return sy_ms{sy_shfl_xor(v.m, o), sy_shfl_xor(v.s, o)}; }
 template <class T, class Op> SY_INLINE T sy_warp_reduce(T v, Op op) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = 16; o > 0; o >>= 1) v = op(v, sy_shfl_xor(v, o));
   return v;
 }
 // Every thread of the block gets the result; `buf` holds 32 values.
@@ -150,6 +167,9 @@ SY_INLINE double sy_remote(const double* p, unsigned rank) {
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(sy_shared_address(p)), "r"(rank));
   asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(a) : "memory");
   return v;
+}
+SY_INLINE sy_ms sy_remote(const sy_ms* p, unsigned rank) {
+  return sy_ms{sy_remote(&p->m, rank), sy_remote(&p->s, rank)};
 }
 // Every thread of the cluster gets the result. `slot` is this reduction's
 // own shared value; the second barrier keeps it (and the block) alive until

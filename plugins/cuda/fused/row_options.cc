@@ -40,10 +40,12 @@ bool ParseRowOptions(const std::string& text, CodegenOptions* out, std::string* 
       options->row_max_cluster = static_cast<int>(n);
     } else if (key == "shared" && number && (n == 0 || n == 1)) {
       options->row_shared = static_cast<int>(n);
+    } else if (key == "online" && number && (n == 0 || n == 1)) {
+      options->online_softmax = n == 1;
     } else {
       *error = "'" + part + "' in '" + text +
                "' is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to 1024>, "
-               "cluster=<1, 2, 4 or 8> or shared=<0 or 1>";
+               "cluster=<1, 2, 4 or 8>, shared=<0 or 1> or online=<0 or 1>";
       return false;
     }
   }
