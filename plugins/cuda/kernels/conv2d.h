@@ -14,15 +14,16 @@
 // pointwise bias add and ReLU on a virtual f32 tensor), engine configs
 // from heuristics mode A then B, plan — and kept in a bounded LRU cache
 // (plugin option conv2d_plan_cache_size, default 256 problems); a call
-// then costs a lookup, a variant pack and cudnnBackendExecute. Which
-// engine: without a variant, the top (at most 16) configurations are each
-// timed once on the first call's own buffers (as cudnn.benchmark does) and
-// the fastest kept — fastest for calls streamed back to back: the larger
-// of the GPU time and the host time to enqueue (an engine that launches
-// several kernels can cost more to enqueue than a small problem takes on
-// the GPU); variant k (cudnn_heuristic0..3) runs the k-th
-// configuration, for the autotuner. A problem no engine takes is cached
-// as such and runs on the direct kernel.
+// then costs a lookup, a variant pack and cudnnBackendExecute, or a CUDA
+// graph's launch (Note [Conv graphs]). Which engine: without a variant,
+// the top (at most 24) configurations, knob settings apart, are timed on
+// the first call's own buffers (as cudnn.benchmark does) and the fastest
+// kept — fastest for calls streamed back to back: under graphs the GPU
+// time, else the larger of the GPU time and the host time to enqueue (an
+// engine that launches several kernels can cost more to enqueue than a
+// small problem takes on the GPU); variant k (cudnn_heuristic0..3) runs
+// the k-th configuration, for the autotuner. A problem no engine takes is
+// cached as such and runs on the direct kernel.
 //
 // Numerics: f32 never runs on TF32 tensor cores (engines with the
 // TENSOR_CORE or DOWN_CONVERT_INPUTS numerical note are skipped; the op

@@ -370,8 +370,9 @@ sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
 }
 
 // Whether this call may use the plan's CUDA graphs (the key says the
-// option is on): the caller's stream is not itself being captured (its capture would take
-// our launch; the plain execute it records instead is what it wants).
+// option is on): the caller's stream is not itself being captured (its
+// capture would take our launch; the plain execute it records instead is
+// what it wants).
 bool UseGraphs(const gpu::Stream& stream) {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream.stream, &status) != cudaSuccess) {
