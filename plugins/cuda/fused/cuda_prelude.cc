@@ -114,7 +114,9 @@ struct sy_ms { float m, s; };
 struct sy_online {
   SY_INLINE sy_ms operator()(sy_ms a, sy_ms b) const {
     const float m = sy_maxf(a.m, b.m);
-    return sy_ms{m, (a.m == m ? a.s : a.s * expf(a.m - m)) + (b.m == m ? b.s : b.s * expf(b.m - m))};
+    const float sa = a.m == m ? a.s : a.s * expf(a.m - m);
+    const float sb = b.m == m ? b.s : b.s * expf(b.m - m);
+    return sy_ms{m, sa + sb};
   }
 };
 // The max a thread's own sum runs on: 0 where its max is -inf, so that
@@ -122,7 +124,9 @@ struct sy_online {
 SY_INLINE float sy_online_base(float m) { return m == -__int_as_float(0x7f800000) ? 0.f : m; }
 SY_INLINE float sy_shfl_xor(float v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
 SY_INLINE double sy_shfl_xor(double v, int o) { return __shfl_xor_sync(0xffffffffu, v, o); }
-SY_INLINE sy_ms sy_shfl_xor(sy_ms v, int o) { return sy_ms{sy_shfl_xor(v.m, o), sy_shfl_xor(v.s, o)}; }
+SY_INLINE sy_ms sy_shfl_xor(sy_ms v, int o) {
+  return sy_ms{sy_shfl_xor(v.m, o), sy_shfl_xor(v.s, o)};
+}
 template <class T, class Op> SY_INLINE T sy_warp_reduce(T v, Op op) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = op(v, sy_shfl_xor(v, o));

@@ -168,7 +168,9 @@ std::string ConvGraphs::Time(const ConvGraphBuffers& buffers, const PlainExecute
   for (int r = 0; r < kRounds && why.empty(); ++r) {
     for (int replay = 0; replay < 2 && why.empty(); ++replay) {
       why = Why(cudaStreamSynchronize(buffers.stream), "synchronizing the stream failed");
-      if (why.empty()) why = Why(cudaEventRecord(start, buffers.stream), "recording an event failed");
+      if (why.empty()) {
+        why = Why(cudaEventRecord(start, buffers.stream), "recording an event failed");
+      }
       for (int i = 0; i < kCalls && why.empty(); ++i) {
         why = replay != 0 ? Why(cudaGraphLaunch(exec, buffers.stream), "launching the graph failed")
                           : execute();

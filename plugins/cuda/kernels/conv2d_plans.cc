@@ -341,9 +341,10 @@ sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
            cudaEventSynchronize(end) == cudaSuccess &&
            cudaEventElapsedTime(&ms, start, end) == cudaSuccess;
       if (!ok) break;
+      const float host_ms =
+          std::chrono::duration<float, std::milli>(host_end - host_start).count();
       gpu = std::min(gpu, ms / kRuns);
-      host = std::min(host, std::chrono::duration<float, std::milli>(host_end - host_start).count() /
-                                kRuns);
+      host = std::min(host, host_ms / kRuns);
     }
     if (!ok) (void)cudaStreamSynchronize(stream.stream);
     (void)cudaGetLastError();
