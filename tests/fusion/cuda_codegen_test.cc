@@ -385,6 +385,7 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   EXPECT_EQ(names_of(configs),
             (std::vector<std::string>{"default: block 256, cluster 8, 32768 B shared",
                                       "registers: block 1024, cluster 2",
+                                      "two-stage reduction: block 256, cluster 8, 32768 B shared",
                                       "no cluster: block 1024",
                                       "block <= 512: block 512, cluster 4",
                                       "kept 64 B: block 1024, cluster 4"}));
@@ -402,9 +403,10 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   // in registers without clusters by default; clusters are an alternative.
   const Ir bf16 = Softmax(SY_DTYPE_BF16, 4, 262144);
   const std::vector<std::string> bf16_names = names_of(LaunchConfigs(bf16.Abi(), {}, false));
-  ASSERT_GE(bf16_names.size(), 2u);
+  ASSERT_GE(bf16_names.size(), 3u);
   EXPECT_EQ(bf16_names[0], "default: block 1024");
-  EXPECT_EQ(bf16_names[1], "cluster 8: block 1024, cluster 4");
+  EXPECT_EQ(bf16_names[1], "two-stage reduction: block 1024");
+  EXPECT_EQ(bf16_names[2], "cluster 8: block 1024, cluster 4");
   EXPECT_LE(bf16_names.size(), static_cast<size_t>(kMaxLaunchConfigs));
 
   // Before sm_90 no configuration takes a cluster.
@@ -483,7 +485,9 @@ TEST_F(CudaCodegen, SoftmaxReducesItsMaxAndSumOnceAsAPair) {
         EXPECT_EQ(has(g, "sy_online_base(a"), online) << what;
         EXPECT_EQ(has(g, "sy_max()"), !online) << what << "\n" << g.source;
         EXPECT_EQ(has(g, "sy_sum()"), !online) << what;
-        if (n == 65536) EXPECT_EQ(has(g, "sy_slot_ms"), online) << what;
+        if (n == 65536) {
+          EXPECT_EQ(has(g, "sy_slot_ms"), online) << what;
+        }
         CompileFor(g, ir, what, 90);
       }
     }
