@@ -118,13 +118,17 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
   return RegisterCollectives(host, context);
 }
 
-// Reads the plugin's options (defaults without an ABI 1.1 host).
+// Reads the plugin's options (kOptions' defaults without an ABI 1.1 host).
 sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) {
-  sy_option_value_t cache{};
+  sy_option_value_t cache{}, reduced{}, graphs{};
   cache.value.i = kConv2dPlanCacheDefault;
+  graphs.value.b = 1;
   if (plugin::HostHasOptions(host)) {
     SY_PLUGIN_RETURN_IF_ERROR(
         plugin::GetOption(host, context, "conv2d_plan_cache_size", &cache));
+    SY_PLUGIN_RETURN_IF_ERROR(
+        plugin::GetOption(host, context, "conv2d_reduced_precision", &reduced));
+    SY_PLUGIN_RETURN_IF_ERROR(plugin::GetOption(host, context, "conv2d_graphs", &graphs));
   }
   if (cache.value.i < 1) {
     return plugin::MakeError(
@@ -133,17 +137,7 @@ sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) 
                "; pass at least 1"));
   }
   SetConv2dPlanCacheCapacity(static_cast<size_t>(cache.value.i));
-  sy_option_value_t reduced{};
-  if (plugin::HostHasOptions(host)) {
-    SY_PLUGIN_RETURN_IF_ERROR(
-        plugin::GetOption(host, context, "conv2d_reduced_precision", &reduced));
-  }
   SetConv2dReducedPrecision(reduced.value.b != 0);
-  sy_option_value_t graphs{};
-  graphs.value.b = 1;
-  if (plugin::HostHasOptions(host)) {
-    SY_PLUGIN_RETURN_IF_ERROR(plugin::GetOption(host, context, "conv2d_graphs", &graphs));
-  }
   SetConv2dGraphs(graphs.value.b != 0);
   return nullptr;
 }

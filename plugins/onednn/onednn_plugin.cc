@@ -97,7 +97,7 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 
 void Unload() { plugin::SetHost(nullptr); }
 
-const sy_plugin_option_t* Options() {
+std::span<const sy_plugin_option_t> Options() {
   // Defaults as text, from the constants in context.h.
   static const std::string min_elements = std::to_string(kDefaultMinElements);
   static const std::string min_flops = std::to_string(kDefaultMinMatmulFlops);
@@ -121,8 +121,9 @@ sy_plugin_api_t MakeTable() {
   table.load = Load;
   table.unload = Unload;
   table.flags = SY_PLUGIN_FLAG_RESIDENT;
-  table.num_options = 2;
-  table.options = Options();
+  const std::span<const sy_plugin_option_t> options = Options();
+  table.num_options = static_cast<int32_t>(options.size());
+  table.options = options.data();
   return table;
 }
 

@@ -35,13 +35,12 @@ ConvGraphs::Step ConvGraphs::LaunchOrPlan(const ConvGraphBuffers& buffers,
                                           cudaError_t* launch_error) {
   std::lock_guard<std::mutex> lock(mu_);
   if (verdict_ == Verdict::kPlain) return Step::kRunPlain;
-  const auto same = [&](const Entry& e) { return e.buffers == buffers; };
-  if (auto it = std::find_if(graphs_.begin(), graphs_.end(), same); it != graphs_.end()) {
+  if (auto it = Find(graphs_, buffers); it != graphs_.end()) {
     std::rotate(graphs_.begin(), it, it + 1);  // most recently used first
     *launch_error = cudaGraphLaunch(graphs_.front().exec, buffers.stream);
     return Step::kLaunched;
   }
-  if (auto it = std::find_if(pending_.begin(), pending_.end(), same); it != pending_.end()) {
+  if (auto it = Find(pending_, buffers); it != pending_.end()) {
     pending_.erase(it);
     return Step::kCapture;
   }
@@ -79,8 +78,7 @@ bool ConvGraphs::Capture(const CudnnLibrary& lib, CudnnHandleLease& lease,
   cudaError_t launched = cudaSuccess;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const auto same = [&](const Entry& e) { return e.buffers == buffers; };
-    auto it = std::find_if(graphs_.begin(), graphs_.end(), same);
+    auto it = Find(graphs_, buffers);
     if (verdict_ != Verdict::kGraphs) {
       cudaGraphExecDestroy(exec);
       return false;

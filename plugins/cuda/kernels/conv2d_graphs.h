@@ -9,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -83,6 +84,13 @@ class ConvGraphs {
     cudaGraphExec_t exec = nullptr;  // NULL: seen once, not captured
   };
   enum class Verdict { kUntried, kGraphs, kPlain };
+
+  // The entry of `list` for `buffers`, or list.end().
+  static std::vector<Entry>::iterator Find(std::vector<Entry>& list,
+                                           const ConvGraphBuffers& buffers) {
+    return std::find_if(list.begin(), list.end(),
+                        [&](const Entry& e) { return e.buffers == buffers; });
+  }
 
   // The graph of one execute, or why not ("" and *exec set).
   std::string Record(const CudnnLibrary& lib, CudnnHandleLease& lease,
