@@ -267,11 +267,12 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   caps.float64 = features.features.shaderFloat64;
   // The kernel's SPIR-V declares the Vulkan memory model (glslang emits it
   // for coopMatLoadNV's coherent operand), so the feature is required and
-  // enabled with the extension; its two shared buffers take 37,888 bytes.
+  // enabled with the extension; its larger variant's shared buffer takes
+  // 35,840 bytes.
   caps.nv_cooperative_matrix = has_coop && fcoop.cooperativeMatrix &&
                                caps.float16 && caps.subgroup_size == 32 &&
                                f12.vulkanMemoryModel &&
-                               caps.max_shared_memory >= 37888 &&
+                               caps.max_shared_memory >= 35840 &&
                                HasCoopmatShape(physical);
   // Enable exactly what Caps reports (plus the required three).
   VkPhysicalDeviceVulkan12Features e12{
@@ -285,8 +286,8 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   e12.scalarBlockLayout = f12.scalarBlockLayout;
   e12.vulkanMemoryModel = caps.nv_cooperative_matrix;
   const char* bn = Env("SWITCHYARD_VULKAN_COOPMAT_BN");
-  // 128×256 tiles where N allows: 127 against 113 TFLOP/s for 128×128 on
-  // the H100 (docs/vulkan.md, "Cooperative matrices").
+  // 128×256 tiles where N allows: 160–164 against 152–162 TFLOP/s for
+  // 128×128 on the H200 (docs/vulkan.md, "Cooperative matrices").
   caps.coopmat_bn = bn != nullptr && std::strcmp(bn, "128") == 0 ? 128 : 256;
   VkPhysicalDeviceVulkan11Features e11{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};

@@ -52,9 +52,10 @@ struct Caps {
   bool int64 = false;      // shaderInt64: i64 tensors
   bool float64 = false;    // shaderFloat64: accurate transcendentals
   bool nv_cooperative_matrix = false;  // VK_NV_cooperative_matrix, f16
-  // The cooperative-matrix kernel's tile width: 128 (matmul_coopmat_f16),
-  // or 256 (matmul_coopmat_bn256_f16, for N a multiple of 256) with
-  // SWITCHYARD_VULKAN_COOPMAT_BN=256, to compare on a GPU.
+  // The cooperative-matrix kernel's widest tile: 256
+  // (matmul_coopmat_bn256_f16 where N is a multiple of 256, else
+  // matmul_coopmat_f16's 128), or 128 always with
+  // SWITCHYARD_VULKAN_COOPMAT_BN=128, to compare on a GPU.
   uint32_t coopmat_bn = 128;
   uint32_t subgroup_size = 1;
   // Subgroup add/max/or in compute shaders, subgroups of at least 4: the

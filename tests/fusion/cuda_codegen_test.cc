@@ -232,9 +232,10 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
       const bool clustered = s.source.find("__cluster_dims__(" + std::to_string(cluster) +
                                            ", 1, 1)") != std::string::npos;
       EXPECT_EQ(clustered, cluster > 1) << what;
-      // softmax's reduction is its (max, sum) pair (Note [Online softmax]).
-      EXPECT_EQ(s.source.find("sy_cluster_reduce(sy_ms{a") != std::string::npos, cluster > 1)
-          << what;
+      // softmax reduces its max and its sum in two stages by default; the
+      // (max, sum) pair is a launch configuration (Note [Online softmax]).
+      EXPECT_EQ(s.source.find("sy_cluster_reduce(") != std::string::npos, cluster > 1) << what;
+      EXPECT_EQ(s.source.find("sy_online()"), std::string::npos) << what;
       if (cluster > 1) {
         // A row's threads count across the cluster, so per-row values are
         // stored by its first block's first thread only.
@@ -385,7 +386,7 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   EXPECT_EQ(names_of(configs),
             (std::vector<std::string>{"default: block 256, cluster 8, 32768 B shared",
                                       "registers: block 1024, cluster 2",
-                                      "two-stage reduction: block 256, cluster 8, 32768 B shared",
+                                      "online reduction: block 256, cluster 8, 32768 B shared",
                                       "no cluster: block 1024",
                                       "block <= 512: block 512, cluster 4",
                                       "kept 64 B: block 1024, cluster 4"}));
@@ -405,7 +406,7 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   const std::vector<std::string> bf16_names = names_of(LaunchConfigs(bf16.Abi(), {}, false));
   ASSERT_GE(bf16_names.size(), 3u);
   EXPECT_EQ(bf16_names[0], "default: block 1024");
-  EXPECT_EQ(bf16_names[1], "two-stage reduction: block 1024");
+  EXPECT_EQ(bf16_names[1], "online reduction: block 1024");
   EXPECT_EQ(bf16_names[2], "cluster 8: block 1024, cluster 4");
   EXPECT_LE(bf16_names.size(), static_cast<size_t>(kMaxLaunchConfigs));
 

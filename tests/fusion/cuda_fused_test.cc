@@ -306,11 +306,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 7"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 8"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 7";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 8";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }
@@ -332,7 +332,7 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
 // has them (NaN where it has NaN, 0 for masked entries), at lengths that
 // take the warp, the block and the cluster kernel, where a thread's own
 // elements can all be −inf while the row's are not. ctest runs it again
-// as cuda_fusion_test.two_stage_rows, with online=0.
+// as cuda_fusion_test.online_rows, with online=1.
 TEST_F(CudaFusion, SoftmaxRowsWithMaskedAndNonFiniteEntries) {
   for (int64_t n : {int64_t{7}, int64_t{1000}, int64_t{4096}, int64_t{65536}}) {
     for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {

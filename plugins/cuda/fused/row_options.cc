@@ -92,11 +92,12 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
     const char* label;
     int kept, block, cluster;  // 0: base's
     int shared;                // -1: base's
-    bool two_stage = false;    // softmax's two reductions (Note [Online softmax])
+    bool other_form = false;   // softmax's reduction in the form base lacks
+                               // (Note [Online softmax])
   };
   const Alternative alternatives[] = {
       {"registers", 0, 0, 0, 0},        {"shared memory", 0, 0, 0, 1},
-      {"two-stage reduction", 0, 0, 0, -1, true},
+      {"", 0, 0, 0, -1, true},  // "online" or "two-stage reduction"
       {"no cluster", 0, 0, 1, -1},      {"cluster 8", 0, 1024, 8, -1},
       {"block <= 512", 0, 512, 0, -1},  {"block <= 256", 0, 256, 0, -1},
       {"kept 64 B", 64, 0, 0, 0},
@@ -109,13 +110,16 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
     if (a.block > 0) o.row_max_block = a.block;
     if (a.cluster > 0) o.row_max_cluster = a.cluster;
     if (a.shared >= 0) o.row_shared = a.shared;
-    if (a.two_stage) o.online_softmax = false;
+    if (a.other_form) o.online_softmax = !base.online_softmax;
     GeneratedKernel g;
     if (!GenerateCuda(kernel, o, &g, &error)) continue;
     bool seen = false;
     for (const GeneratedKernel& earlier : made) seen = seen || SameKernel(earlier, g);
     if (seen) continue;
-    configs.push_back({std::string(a.label) + ": " + ShapeText(g), o});
+    const std::string label = !a.other_form        ? a.label
+                              : o.online_softmax ? "online reduction"
+                                                 : "two-stage reduction";
+    configs.push_back({label + ": " + ShapeText(g), o});
     made.push_back(std::move(g));
   }
   return configs;

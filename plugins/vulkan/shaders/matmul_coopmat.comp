@@ -10,35 +10,37 @@
 // Note [Cooperative-matrix matmul] (docs/vulkan.md, "Cooperative matrices")
 //
 // A workgroup of 8 subgroups (256 invocations) computes a BM×BN output
-// tile, K in steps of BK: 128×128×32 (matmul_coopmat_f16, the default) or
-// 128×256×16 (matmul_coopmat_bn256_f16, SWITCHYARD_VULKAN_COOPMAT_BN=256,
-// N a multiple of 256), from -DSY_BN / -DSY_BK. The subgroups form a 2
-// (rows) × 4 (columns) grid; each owns 64×(BN/4) of the tile as 4×(BN/64)
-// f32 accumulators of 16×16.
+// tile, K in steps of BK: 128×256×32 (matmul_coopmat_bn256_f16, for N a
+// multiple of 256) or 128×128×64 (matmul_coopmat_f16, any other N a
+// multiple of 128, and every N under SWITCHYARD_VULKAN_COOPMAT_BN=128),
+// from -DSY_BN / -DSY_BK. The subgroups form a 2 (rows) × 4 (columns)
+// grid; each owns 64×(BN/4) of the tile as 4×(BN/64) f32 accumulators of
+// 16×16.
 //
 // - Staging: per K step the workgroup copies A's BM×BK and B's BK×BN
-//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 1–2 of
-//   A and 2 of B per invocation, consecutive invocations along a row, so a
+//   slices into shared memory with 16-byte loads (uvec4 = 8 halves; 2–4 of A
+//   and 4 of B per invocation, consecutive invocations along a row, so a
 //   subgroup's loads are whole row segments). Fragments are then loaded
 //   from shared memory (coopMatLoadNV on the uvec4 arrays: offsets and
 //   strides count 16-byte units), so each element of A is read from
 //   global memory once per workgroup instead of once per subgroup column
 //   (4×), B's once instead of twice.
-// - Double buffering: two shared buffers. Step t's global loads (for tile
-//   t + 1) are issued into registers before step t's math and written to
-//   the other buffer after it, so their latency hides behind 16
-//   multiply-adds per subgroup; one barrier per step suffices (the buffer
-//   written in step t was last read in step t − 1, which ended in a
-//   barrier).
+// - One shared buffer, deep K steps: step t issues the global loads of
+//   tile t + 1 into registers before its math, and stores them to the
+//   buffer between two barriers after it. 32 multiply-adds per subgroup a
+//   step (BK / 16 rounds of 4 × BN/64 fragments) hide those loads. Two
+//   buffers with one barrier a step fit only K steps half as deep in the
+//   48 KiB a workgroup may declare on NVIDIA's driver; on the H200 they
+//   ran slower (docs/vulkan.md has the variants measured), and so did a
+//   second register set that gives each load two steps to land.
 // - Bank conflicts: rows are padded by 16 bytes (A: BK + 8 halves, 80 or
-//   48 bytes; B: BN + 8, 272 or 528 bytes). A fragment row is 32 bytes, and
-//   the 8 rows that one 128-byte shared-memory wavefront serves then start
-//   in 8 different 16-byte bank groups (80·r, 48·r, 272·r and 528·r mod
-//   128 are distinct for r < 8). coopMatLoadNV takes a linear stride, so
-//   padding, not an XOR swizzle, is what fits.
-// - Shared memory: 2 × (BM·(BK + 8) + BK·(BN + 8)) halves: 37,888 bytes
-//   for 128×128×32, 29,184 for 128×256×16 (NVIDIA allows 48 KiB; 128×256
-//   with BK 32 would need 54 KiB).
+//   144 bytes; B: BN + 8, 272 or 528 bytes). A fragment row is 32 bytes,
+//   and the 8 rows that one 128-byte shared-memory wavefront serves then
+//   start in 8 different 16-byte bank groups (80·r, 144·r, 272·r and 528·r
+//   mod 128 are distinct for r < 8). coopMatLoadNV takes a linear stride,
+//   so padding, not an XOR swizzle, is what fits.
+// - Shared memory: BM·(BK + 8) + BK·(BN + 8) halves: 27,136 bytes for
+//   128×256×32, 35,840 for 128×128×64 (NVIDIA allows 48 KiB).
 // - K tail: K need only be a multiple of 8 (one 16-byte chunk); chunks past
 //   K are zeros in shared memory, so the last step's extra products add 0.
 // - Addresses are 64-bit (base + byte offset), so batches past 2^32
@@ -60,21 +62,19 @@ layout(local_size_x = 256) in;
 #define SY_BN 128u
 #endif
 #ifndef SY_BK
-#define SY_BK 32u
+#define SY_BK 64u
 #endif
 const uint BM = 128u, BN = SY_BN, BK = SY_BK;
 const uint NF = BN / 64u;  // B fragments (accumulator columns) a subgroup
 // Shared rows in 16-byte units, padded by one.
 const uint SA = (BK + 8u) / 8u;
 const uint SB = (BN + 8u) / 8u;
-const uint A_WORDS = BM * SA;  // one buffer, in uvec4
-const uint B_WORDS = BK * SB;
 // 16-byte chunks a row, and the copies each invocation makes per step.
 const uint AC = BK / 8u, BC = BN / 8u;
 const uint A_PER = BM * AC / 256u, B_PER = BK * BC / 256u;
 
-shared uvec4 s_a[2u * A_WORDS];
-shared uvec4 s_b[2u * B_WORDS];
+shared uvec4 s_a[BM * SA];
+shared uvec4 s_b[BK * SB];
 
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer BufQ { uvec4 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufH { float16_t v[]; };
@@ -140,13 +140,13 @@ void main() {
       rb[q] = load16(b_src + q * b_src_step + kb, (k0) + br + (256u / BC) * q < K); \
     }                                                                        \
   }
-#define SY_STASH(buf)                                                        \
+#define SY_STASH()                                                           \
   {                                                                          \
     [[unroll]] for (uint q = 0u; q < A_PER; ++q) {                           \
-      s_a[(buf) * A_WORDS + a_dst + (256u / AC) * q * SA] = ra[q];           \
+      s_a[a_dst + (256u / AC) * q * SA] = ra[q];                             \
     }                                                                        \
     [[unroll]] for (uint q = 0u; q < B_PER; ++q) {                           \
-      s_b[(buf) * B_WORDS + b_dst + (256u / BC) * q * SB] = rb[q];           \
+      s_b[b_dst + (256u / BC) * q * SB] = rb[q];                             \
     }                                                                        \
   }
 
@@ -160,22 +160,19 @@ void main() {
 
   uint steps = (K + BK - 1u) / BK;
   SY_FETCH(0u);
-  SY_STASH(0u);
+  SY_STASH();
   barrier();
   for (uint t = 0u; t < steps; ++t) {
-    uint cur = t & 1u;
     bool more = t + 1u < steps;
     if (more) SY_FETCH((t + 1u) * BK);
     [[unroll]] for (uint kk = 0u; kk < BK / 16u; ++kk) {
       FRAG fa[4];
       FRAG fb[NF];
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-        coopMatLoadNV(fa[i], s_a, cur * A_WORDS + (64u * wm + 16u * i) * SA + 2u * kk, SA,
-                      false);
+        coopMatLoadNV(fa[i], s_a, (64u * wm + 16u * i) * SA + 2u * kk, SA, false);
       }
       [[unroll]] for (uint j = 0u; j < NF; ++j) {
-        coopMatLoadNV(fb[j], s_b, cur * B_WORDS + 16u * kk * SB + (BN / 4u * wn + 16u * j) / 8u,
-                      SB, false);
+        coopMatLoadNV(fb[j], s_b, 16u * kk * SB + (BN / 4u * wn + 16u * j) / 8u, SB, false);
       }
       [[unroll]] for (uint i = 0u; i < 4u; ++i) {
         [[unroll]] for (uint j = 0u; j < NF; ++j) {
@@ -183,8 +180,13 @@ void main() {
         }
       }
     }
-    if (more) SY_STASH(cur ^ 1u);
+    // Every subgroup is done reading this tile before it is overwritten,
+    // and done writing the next before anyone reads it.
     barrier();
+    if (more) {
+      SY_STASH();
+      barrier();
+    }
   }
 
   uint64_t o_base =
