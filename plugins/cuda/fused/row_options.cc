@@ -97,7 +97,7 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
   };
   const Alternative alternatives[] = {
       {"registers", 0, 0, 0, 0},        {"shared memory", 0, 0, 0, 1},
-      {"", 0, 0, 0, -1, true},  // "online" or "two-stage reduction"
+      {"", 0, 0, 0, -1, true},  // labelled by the form it makes, below
       {"no cluster", 0, 0, 1, -1},      {"cluster 8", 0, 1024, 8, -1},
       {"block <= 512", 0, 512, 0, -1},  {"block <= 256", 0, 256, 0, -1},
       {"kept 64 B", 64, 0, 0, 0},
@@ -116,9 +116,8 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
     bool seen = false;
     for (const GeneratedKernel& earlier : made) seen = seen || SameKernel(earlier, g);
     if (seen) continue;
-    const std::string label = !a.other_form        ? a.label
-                              : o.online_softmax ? "online reduction"
-                                                 : "two-stage reduction";
+    std::string label = a.label;
+    if (a.other_form) label = o.online_softmax ? "online reduction" : "two-stage reduction";
     configs.push_back({label + ": " + ShapeText(g), o});
     made.push_back(std::move(g));
   }
