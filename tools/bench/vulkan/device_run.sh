@@ -4,9 +4,11 @@
 # elsewhere (docs/vulkan.md#running-on-a-gpu). Modelled on
 # tools/bench/cuda/device_run.sh. Logs go to $OUT (default ./device_out).
 #
-# Here, once, before the device run (downloads the Vulkan loader as a .deb
-# into .gl/, which git ignores; the GPU machine has NVIDIA's Vulkan driver
-# but no loader):
+# Here, once, before the device run (downloads the Vulkan loader and the
+# GL vendor-neutral libraries as .debs into .gl/, which git ignores; the
+# GPU machine has NVIDIA's Vulkan driver but neither: on the H200 machine
+# of 2026-11-28 the loader alone found no device, and with these it did,
+# as the device tool's README lists them):
 #   tools/bench/vulkan/device_run.sh prepare
 # There (carry .gl, build/release and .devcarry):
 #   tools/bench/vulkan/device_run.sh tests math harness conformance fusion bench
@@ -30,17 +32,17 @@ if [ "${1:-}" = prepare ]; then
   grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >> "$exclude"
   mkdir -p .gl /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-  apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1)
+  apt-get $o update -qq && (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 \
+    libopengl0 libgl1 libglx0 libgles2)
   ls -l .gl
   exit 0
 fi
 
 mkdir -p "$OUT"
-# The loader: unpacked from the carried .deb when the machine has none.
-if ! ldconfig -p | grep -q 'libvulkan.so.1 '; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
+# The loader and the GL libraries, unpacked from the carried .debs (also
+# where the machine has a loader: the driver may still lack the rest).
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
 # NVIDIA's driver manifest, where the device machines keep it.
 ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -f "$ICD" ]; then export VK_DRIVER_FILES=$ICD; fi
