@@ -136,18 +136,19 @@ TEST(VulkanMatmul, F16TilesOfTheCooperativePath) {
   // runs both.
   const std::string kernel = coop ? "matmul_coopmat" : "matmul_f16";
   const std::string why = coop ? "" : "the device has no cooperative matrices";
-  // One tile, one K step.
+  // K steps are 64 deep in the 128-wide variant, 32 in the 256-wide one.
+  // One tile, K = 32: one step, half of it past K (zeros).
   CheckF16({1, 128, 32, 128, false}, kernel, why);
-  // 2×3 tiles, batched, K = 72: two full steps and a tail of 8.
+  // 2×3 tiles, batched, K = 72: one full step and a tail of 8.
   CheckF16({2, 256, 72, 384, false}, kernel, why);
-  // Broadcast b, K = 96: three steps (the buffers alternate an odd number
-  // of times).
+  // Broadcast b, K = 96: three steps 256 wide (one and a tail of 32 under
+  // SWITCHYARD_VULKAN_COOPMAT_BN=128).
   CheckF16({3, 128, 96, 256, true}, kernel, why);
-  // K = 8: only a tail; K = 520: 17 steps, the last of 8.
+  // K = 8: only a tail; K = 520: 9 steps, the last of 8.
   CheckF16({1, 384, 8, 128, false}, kernel, why);
   CheckF16({1, 128, 520, 128, false}, kernel, why);
   // 2×2 tiles 256 wide (4×4 of 128), K = 40: one step of 32 and a tail of
-  // 8 (two of 16 and a tail in the 128×256×16 variant).
+  // 8 (one step, 24 past K, 128 wide).
   CheckF16({2, 256, 40, 512, false}, kernel, why);
 }
 

@@ -133,7 +133,7 @@ for step in "$@"; do
         | tee "$OUT/bench_vulkan_matmul_kernel.txt" | grep -o 'vulkan plugin: matmul on .*' \
         | sort | uniq -c
       grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_kernel.txt"
-      # The 128×128×32 variant, then the tiled kernel, on the same problem.
+      # The 128×128×64 variant, then the tiled kernel, on the same problem.
       run env SWITCHYARD_VULKAN_COOPMAT_BN=128 SWITCHYARD_LOG=debug $BIN/bench_vulkan \
         --benchmark_filter='BM_Matmul/f16' 2>&1 | tee "$OUT/bench_vulkan_matmul_bn128.txt" \
         | grep -o 'vulkan plugin: matmul on .*' | sort | uniq -c
