@@ -97,6 +97,25 @@ float exp_f(float x) {
   return is_nan_f(x) ? x : scale2_f(e, k);
 }
 
+// e^x for the exps of softmax and log_softmax rows (x = v − max: ≤ 0,
+// −inf or NaN), whose results the op set checks to rtol 1e-5 (80–170
+// ulp), not exp's 8 (Note [Row exps] in docs/vulkan.md): exp_f's
+// reduction to t in [−ln2/2, ln2/2], then the device's exp2 of t·log2 e
+// in place of the polynomial — Vulkan bounds exp2's error by 3 + 2|x| ulp,
+// so 4 ulp here on any conformant driver (the unreduced exp2(x·log2 e)
+// would allow 3 + 2·126) — and 2^k straight from exponent bits, one
+// product instead of scale2_f's two. Below −87, where 2^k would be
+// subnormal, the result is 0: e^−87 is 1.6e-38, inside any atol.
+float exp_row_f(float x) {
+  float xc = clamp(x, -87.0, 88.0);
+  precise float k = floor(fma(xc, kF32InvLn2, 0.5));
+  precise float t = (xc - k * kF32Ln2Hi) - k * kF32Ln2Lo;
+  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
+  int ki = floatBitsToInt(j) - 0x4b400000;
+  float e = exp2(t * kF32InvLn2) * intBitsToFloat((ki + 127) << 23);
+  return is_nan_f(x) ? x : (x < -87.0 ? 0.0 : e);
+}
+
 // log(x). x = 2^e·m with m in [√½, √2) taken from the bits (subnormals
 // normalized in integers, so a device that flushes f32 subnormals in
 // arithmetic still gets log(1.4e-45) = −103.28), f = m − 1 (exact),

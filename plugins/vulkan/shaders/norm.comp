@@ -1,11 +1,12 @@
 // Normalizations over rows (rows.glsl): softmax (OP 0), log_softmax (1),
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
-// x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp and log
-// in f32 (math_f32.glsl), sums in float through subgroup operations
-// (SY_SUBGROUP, opt-in) or a two-level shared-memory reduction: nothing
-// here needs shaderFloat64. SY_WG invocations a row (rows.glsl): 256, or
-// 512 in norm_w512_f32 (f32 softmax rows longer than 4096), each caching
-// 8192 / SY_WG values of a row.
+// x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp (the
+// rows' own, exp_row_f) and log in f32 (math_f32.glsl), sums in float
+// through subgroup operations (SY_SUBGROUP, opt-in) or a two-level
+// shared-memory reduction: nothing here needs shaderFloat64. SY_WG
+// invocations a row (rows.glsl): 256, or 512 in norm_w512_f32 (f32
+// softmax rows longer than 4096), each caching 8192 / SY_WG values of a
+// row.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #if SY_SUBGROUP
@@ -156,7 +157,7 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     float s = 0.0;
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       if (slot_col(v4, tid, j) < n) {
-        float e = exp_f(c[j] - m);
+        float e = exp_row_f(c[j] - m);
         s += e;
         if (OP == 0) c[j] = e;  // softmax needs e; log_softmax keeps x
       }
@@ -242,20 +243,20 @@ void main() {
     for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r);
       if (v > mt) {
-        st = fma(st, exp_f(mt - v), 1.0);
+        st = fma(st, exp_row_f(mt - v), 1.0);
         mt = v;
       } else if (v != -kF32Inf) {
-        st += exp_f(v - mt);  // NaN v makes st NaN
+        st += exp_row_f(v - mt);  // NaN v makes st NaN
       }
       mnan = (v != v || mnan != mnan) ? v + mnan : max(mnan, v);
     }
     float m = block_reduce(mnan, true, 0u);
-    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_f(mt - m), false, 1u);
+    float s = block_reduce(mt == -kF32Inf ? 0.0 : st * exp_row_f(mt - m), false, 1u);
     float inv_s = 1.0 / s;
     float ls = log_f(s);
     for (uint r = tid; r < n; r += SY_WG) {
       float v = load_x(l, xb, r) - m;
-      float y = OP == 0 ? exp_f(v) * inv_s : v - ls;
+      float y = OP == 0 ? exp_row_f(v) * inv_s : v - ls;
       STO(pc.out_addr, ob + row_offset(l, r, 0), CO(y));
     }
     return;
