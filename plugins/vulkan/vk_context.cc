@@ -268,11 +268,11 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   // The kernel's SPIR-V declares the Vulkan memory model (glslang emits it
   // for coopMatLoadNV's coherent operand), so the feature is required and
   // enabled with the extension; its larger variant's shared buffer takes
-  // 35,840 bytes.
+  // SY_COOPMAT_SHARED_BYTES (CMakeLists.txt computes it from the tiles).
   caps.nv_cooperative_matrix = has_coop && fcoop.cooperativeMatrix &&
                                caps.float16 && caps.subgroup_size == 32 &&
                                f12.vulkanMemoryModel &&
-                               caps.max_shared_memory >= 35840 &&
+                               caps.max_shared_memory >= SY_COOPMAT_SHARED_BYTES &&
                                HasCoopmatShape(physical);
   // Enable exactly what Caps reports (plus the required three).
   VkPhysicalDeviceVulkan12Features e12{
