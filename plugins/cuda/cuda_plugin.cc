@@ -13,6 +13,7 @@
 // only the plugin's own kernel, and `load` logs why. `load` also logs its
 // time split into the driver's initialization and its own work (Note
 // [Load time]). Nothing registers itself from a static initializer.
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -48,14 +49,27 @@ std::string Fixed1(double ms) {
   return text;
 }
 
+// The option table says its defaults as text; they are kernels/conv2d.h's
+// constants, written out at compile time.
+constexpr const char* BoolText(bool b) { return b ? "true" : "false"; }
+constexpr std::array<char, 12> DecimalText(int n) {  // n >= 0
+  std::array<char, 12> text{};
+  int len = 0;
+  for (int rest = n; len == 0 || rest > 0; rest /= 10) ++len;
+  for (int i = len - 1; i >= 0; --i, n /= 10) text[i] = static_cast<char>('0' + n % 10);
+  return text;
+}
+constexpr std::array<char, 12> kPlanCacheDefaultText = DecimalText(kConv2dPlanCacheDefault);
+
 constexpr sy_plugin_option_t kOptions[] = {
-    plugin::Option("conv2d_plan_cache_size", SY_OPTION_INT, "256",
+    plugin::Option("conv2d_plan_cache_size", SY_OPTION_INT, kPlanCacheDefaultText.data(),
         "cuDNN execution plans kept for conv2d (problems; least recently used evicted first)"),
-    plugin::Option("conv2d_reduced_precision", SY_OPTION_BOOL, "false",
+    plugin::Option("conv2d_reduced_precision", SY_OPTION_BOOL,
+        BoolText(kConv2dReducedPrecisionDefault),
         "let conv2d use cuDNN engines with reduced-precision reduction (faster on some "
         "problems, as PyTorch allows; f16/bf16 may then add partial sums in 16 bits; f32 never "
         "uses TF32). Off: f32 accumulation"),
-    plugin::Option("conv2d_graphs", SY_OPTION_BOOL, "true",
+    plugin::Option("conv2d_graphs", SY_OPTION_BOOL, BoolText(kConv2dGraphsDefault),
         "replay a conv2d plan as a CUDA graph once it has run twice with the same buffers "
         "(one launch instead of cuDNN's enqueue of each kernel)"),
 };
@@ -122,7 +136,8 @@ sy_error_t* RegisterAllKernels(const sy_host_api_t* host,
 sy_error_t* ApplyOptions(const sy_host_api_t* host, sy_host_context_t* context) {
   sy_option_value_t cache{}, reduced{}, graphs{};
   cache.value.i = kConv2dPlanCacheDefault;
-  graphs.value.b = 1;
+  reduced.value.b = kConv2dReducedPrecisionDefault ? 1 : 0;
+  graphs.value.b = kConv2dGraphsDefault ? 1 : 0;
   if (plugin::HostHasOptions(host)) {
     SY_PLUGIN_RETURN_IF_ERROR(
         plugin::GetOption(host, context, "conv2d_plan_cache_size", &cache));

@@ -79,8 +79,11 @@ namespace sy::cuda {
 
 // Number of heuristic variants conv2d registers (cudnn_heuristic0..3).
 inline constexpr int kConv2dVariants = 4;
-// The plan cache's default capacity (problems).
+// The options' defaults (the plugin's option table says them as text):
+// the plan cache's capacity (problems), graphs on, reduced precision off.
 inline constexpr int kConv2dPlanCacheDefault = 256;
+inline constexpr bool kConv2dGraphsDefault = true;
+inline constexpr bool kConv2dReducedPrecisionDefault = false;
 
 // Sets the plan cache's capacity (>= 1); a smaller one evicts at once.
 void SetConv2dPlanCacheCapacity(size_t problems);
