@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                  # CI's compiler cache (scripts/test.sh)
   libabsl-dev libboost-dev libboost-filesystem-dev nlohmann-json3-dev
   libssl-dev libcli11-dev libdlpack-dev libsqlite3-dev
   libelf-dev              # switchyard-conformance reads a plugin's exports
