@@ -30,8 +30,11 @@ scripts/install-deps.sh
 # Compiler cache (docs/dependencies.md): a rebuild of an unchanged file is
 # a lookup, so CI on a machine that ran it before rebuilds only what
 # changed (about 18 instead of 60 minutes on 2 cores). Paths are taken
-# relative to the tree, so clones in other directories share entries.
-# SWITCHYARD_CCACHE=0, or a launcher already set, leaves it out.
+# relative to the tree, and the build directory is left out of the key
+# (CCACHE_NOHASHDIR; it is in debug info otherwise), so clones in other
+# directories share entries: their debug info may then name the first
+# clone's build directory, which changes no test. SWITCHYARD_CCACHE=0, or
+# a launcher already set, leaves it out.
 if [[ ${SWITCHYARD_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
   for lang in C CXX CUDA; do
     var=CMAKE_${lang}_COMPILER_LAUNCHER
@@ -39,6 +42,7 @@ if [[ ${SWITCHYARD_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
   done
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 passes=("$@")
 if ((${#passes[@]} == 0)); then passes=(release asan tsan fuzz); fi
