@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Compiler cache (docs/dependencies.md): a rebuild of an unchanged file is
 # a lookup, so CI on a machine that ran it before rebuilds only what
-# changed (about 18 instead of 60 minutes on 2 cores). Paths are taken
+# changed (about 26 instead of 53–66 minutes on 2 cores). Paths are taken
 # relative to the tree, and the build directory is left out of the key
 # (CCACHE_NOHASHDIR; it is in debug info otherwise), so clones in other
 # directories share entries: their debug info may then name the first
