@@ -61,28 +61,34 @@ float scale2_f(float m, int k) {
   return y;
 }
 
-// e^{−(s + r)} without its 2^k factor, for s in [−89, 104] and |r| small
-// beside s: returns the mantissa factor (in [0.70, 1.42]) and k. s, the
+// −(s + r) = k·ln 2 + t with k an integer (returned in k_out) and t in
+// [−ln2/2, ln2/2], for s in [−89, 104] and |r| small beside s. s, the
 // exact leading part, is reduced first (s − k·hi is exact: k·hi has at
 // most 23 bits and s is within a factor 2 of it), then r and k·lo
 // (Cody–Waite), so an argument carried in two parts keeps its low part.
-// t = −(s + r) − k·ln 2 in [−ln2/2, ln2/2]; e^t − 1 = t + t²·P(t), P of
-// degree 4 fitted to (eᵗ − 1 − t)/t² on [−ln2/2, ln2/2] (abs. error 6.5e-8
-// on P, so ≤ 8e-9 relative on e^t).
-float exp_neg2_f(float s, float r, out int k_out) {
+float reduce_ln2_f(float s, float r, out int k_out) {
   precise float k = floor(fma(s + r, -kF32InvLn2, 0.5));
   // Plain precise operations, not fma: Mesa's NIR folds
   // fma(a, b, fma(a, c, d)) into fma(a, b + c, d) — here the reduction
   // with hi + lo rounded, 0.5 ulp of x lost (lavapipe gave exp(88.2)
   // 1.7e-6 off) — while `precise` does not reach fma calls.
   precise float t = (-s - k * kF32Ln2Hi) - (r + k * kF32Ln2Lo);
+  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
+  k_out = floatBitsToInt(j) - 0x4b400000;
+  return t;
+}
+
+// e^{−(s + r)} without its 2^k factor: the mantissa factor (in [0.70,
+// 1.42]) and k, from reduce_ln2_f's t: e^t − 1 = t + t²·P(t), P of degree
+// 4 fitted to (eᵗ − 1 − t)/t² on [−ln2/2, ln2/2] (abs. error 6.5e-8 on P,
+// so ≤ 8e-9 relative on e^t).
+float exp_neg2_f(float s, float r, out int k_out) {
+  float t = reduce_ln2_f(s, r, k_out);
   float p = 1.3926175888627768e-03;
   p = fma(p, t, 8.3631733432412148e-03);
   p = fma(p, t, 4.1666556149721146e-02);
   p = fma(p, t, 1.6666577756404877e-01);
   p = fma(p, t, 0.5);
-  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
-  k_out = floatBitsToInt(j) - 0x4b400000;
   return 1.0 + fma(t * t, p, t);
 }
 
@@ -107,12 +113,9 @@ float exp_f(float x) {
 // product instead of scale2_f's two. Below −87, where 2^k would be
 // subnormal, the result is 0: e^−87 is 1.6e-38, inside any atol.
 float exp_row_f(float x) {
-  float xc = clamp(x, -87.0, 88.0);
-  precise float k = floor(fma(xc, kF32InvLn2, 0.5));
-  precise float t = (xc - k * kF32Ln2Hi) - k * kF32Ln2Lo;
-  precise float j = k + kF32Shifter;  // exact: |k| < 2^22
-  int ki = floatBitsToInt(j) - 0x4b400000;
-  float e = exp2(t * kF32InvLn2) * intBitsToFloat((ki + 127) << 23);
+  int k;
+  float t = reduce_ln2_f(-clamp(x, -87.0, 88.0), 0.0, k);
+  float e = exp2(t * kF32InvLn2) * intBitsToFloat((k + 127) << 23);
   return is_nan_f(x) ? x : (x < -87.0 ? 0.0 : e);
 }
 
