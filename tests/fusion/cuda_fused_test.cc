@@ -100,6 +100,42 @@ class CudaFusion : public ::testing::Test {
     return out;
   }
 
+  // softmax, log_softmax, rms_norm and layer_norm over `rows` rows of `n`
+  // (inputs in [-4, 4]) fused against unfused, and softmax against float64.
+  void CheckRowOps(sy_dtype_t dtype, int64_t rows, int64_t n) {
+    const std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 7, -4, 4);
+    const Tensor x = FromValues(*rt_, *cuda_, dtype, {rows, n}, xs);
+    const Tensor w = Random(*rt_, *cuda_, dtype, {n}, 8);
+    const Tensor b = Random(*rt_, *cuda_, dtype, {n}, 9);
+    const std::string what = Name(dtype) + " " + std::to_string(rows) + " rows of " +
+                             std::to_string(n);
+    // Sums over long rows differ in order from the eager kernels.
+    const double tol = Tolerance(dtype) * (n > 4096 ? 8 : 2);
+    CompileStats stats;
+    std::vector<std::vector<double>> got = Check(
+        *compiler_, {x, w, b},
+        [&](const std::vector<Tensor>& in) {
+          return std::vector<Tensor>{
+              Op("softmax", {in[0]}), Op("log_softmax", {in[0]}),
+              Op("rms_norm", {in[0], in[1]}, {Attr(1e-5)}),
+              Op("layer_norm", {in[0], in[1], in[2]}, {Attr({n}), Attr(1e-5)})};
+        },
+        tol, what, &stats);
+    EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << description_;
+    ASSERT_EQ(got.size(), 4u) << what;
+    // softmax against float64 on the same (rounded) inputs.
+    std::vector<double> want(xs.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      double m = -INFINITY, s = 0;
+      for (int64_t j = 0; j < n; ++j) m = std::max(m, RoundTo(dtype, xs[r * n + j]));
+      for (int64_t j = 0; j < n; ++j) s += std::exp(RoundTo(dtype, xs[r * n + j]) - m);
+      for (int64_t j = 0; j < n; ++j) {
+        want[r * n + j] = RoundTo(dtype, std::exp(RoundTo(dtype, xs[r * n + j]) - m) / s);
+      }
+    }
+    ExpectClose(got[0], want, tol, what + " softmax vs float64");
+  }
+
   std::unique_ptr<Runtime> rt_;
   Device* cuda_ = nullptr;
   std::unique_ptr<Compiler> compiler_;
@@ -168,39 +204,22 @@ TEST_F(CudaFusion, RowReductionsAtEveryRowLength) {
   const int64_t lengths[] = {1, 7, 256, 1000, 1024, 1025, 4096, 65536, 262144};
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16, SY_DTYPE_F64}) {
     for (int64_t n : lengths) {
-      const int64_t rows = std::max<int64_t>(2, std::min<int64_t>(64, (1 << 20) / n));
-      const std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 7, -4, 4);
-      const Tensor x = FromValues(*rt_, *cuda_, dtype, {rows, n}, xs);
-      const Tensor w = Random(*rt_, *cuda_, dtype, {n}, 8);
-      const Tensor b = Random(*rt_, *cuda_, dtype, {n}, 9);
-      const std::string what = Name(dtype) + " rows of " + std::to_string(n);
-      // Sums over long rows differ in order from the eager kernels.
-      const double tol = Tolerance(dtype) * (n > 4096 ? 8 : 2);
-      CompileStats stats;
-      std::vector<std::vector<double>> got = Check(
-          *compiler_, {x, w, b},
-          [&](const std::vector<Tensor>& in) {
-            return std::vector<Tensor>{
-                Op("softmax", {in[0]}), Op("log_softmax", {in[0]}),
-                Op("rms_norm", {in[0], in[1]}, {Attr(1e-5)}),
-                Op("layer_norm", {in[0], in[1], in[2]}, {Attr({n}), Attr(1e-5)})};
-          },
-          tol, what, &stats);
-      EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << description_;
-      ASSERT_EQ(got.size(), 4u) << what;
-      // softmax against float64 on the same (rounded) inputs.
-      std::vector<double> want(xs.size());
-      for (int64_t r = 0; r < rows; ++r) {
-        double m = -INFINITY, s = 0;
-        for (int64_t j = 0; j < n; ++j) m = std::max(m, RoundTo(dtype, xs[r * n + j]));
-        for (int64_t j = 0; j < n; ++j) s += std::exp(RoundTo(dtype, xs[r * n + j]) - m);
-        for (int64_t j = 0; j < n; ++j) {
-          want[r * n + j] = RoundTo(dtype, std::exp(RoundTo(dtype, xs[r * n + j]) - m) / s);
-        }
-      }
-      ExpectClose(got[0], want, tol, what + " softmax vs float64");
+      CheckRowOps(dtype, std::max<int64_t>(2, std::min<int64_t>(64, (1 << 20) / n)), n);
     }
   }
+}
+
+// RowReductionsAtEveryRowLength's rows fit in one wave of blocks; these
+// take more than one on a GPU of 132 SMs (H100, H200), and a row count no
+// wave divides, so the last wave is part full: bf16 rows of 4096 run 16
+// blocks of 128 an SM at most (2112 at once), f16 rows of 16384 seven
+// blocks of 256 (924), rows of 65536 seven blocks of 32 KiB an SM, in
+// clusters of 4 (bf16: 231 at once) or 8 (f32: 115).
+TEST_F(CudaFusion, RowsOverManyWaves) {
+  CheckRowOps(SY_DTYPE_BF16, 4099, 4096);
+  CheckRowOps(SY_DTYPE_F16, 1003, 16384);
+  CheckRowOps(SY_DTYPE_BF16, 251, 65536);
+  CheckRowOps(SY_DTYPE_F32, 251, 65536);
 }
 
 TEST_F(CudaFusion, KernelCacheInMemoryOnDiskAndPastCorruptEntries) {
@@ -257,7 +276,9 @@ TEST_F(CudaFusion, EachGpuGetsItsOwnKernel) {
     CompileStats stats;
     Check(*compiler_, {x}, body, 1e-5, "exp(x)*x on " + device->label(), &stats);
     EXPECT_EQ(stats.fused_groups, 1) << description_;
-    if (device != cuda_) EXPECT_EQ(stats.kernels_from_memory, 0) << description_;
+    if (device != cuda_) {
+      EXPECT_EQ(stats.kernels_from_memory, 0) << description_;
+    }
   }
   EXPECT_EQ(rt_->Synchronize(*cuda_), absl::OkStatus());
   EXPECT_EQ(rt_->Synchronize(**second), absl::OkStatus());
