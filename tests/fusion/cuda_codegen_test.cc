@@ -580,6 +580,45 @@ TEST_F(CudaCodegen, SixteenBitValuesRoundAtCastsAndStoresOnly) {
   EXPECT_NE(f32.source.find("= expf("), std::string::npos) << f32.source;
 }
 
+// Note [16-bit results]: in 16-bit row kernels a division by one value of
+// the row (softmax's sum) multiplies by that value's reciprocal, taken once
+// a row (sy_rcp16_of), and bf16 elements of a vector convert from the
+// 32-bit word that holds them (sy_b2f_at): fewer instructions an element,
+// the same results. Elementwise divisions and f32 rows are as they were.
+TEST_F(CudaCodegen, SixteenBitRowsDivideByTheRowsReciprocal) {
+  auto has = [](const GeneratedKernel& g, const std::string& what) {
+    return g.source.find(what) != std::string::npos;
+  };
+  for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
+    for (int64_t n : {1024, 4096, 65536}) {  // warp, block and cluster rows
+      const std::string what =
+          std::string(d == SY_DTYPE_F16 ? "f16" : "bf16") + " softmax rows of " + std::to_string(n);
+      const GeneratedKernel g = Compile(Softmax(d, 64, n, /*as_the_pass_lowers_it=*/true), what);
+      // Once a row in each entry (vector and scalar), before the loop.
+      const std::string rcp = "= sy_rcp16_of(r";
+      const size_t first = g.source.find(rcp);
+      ASSERT_NE(first, std::string::npos) << what << "\n" << g.source;
+      const size_t second = g.source.find(rcp, first + 1);
+      EXPECT_NE(second, std::string::npos) << what;
+      EXPECT_EQ(g.source.find(rcp, second + 1), std::string::npos) << what;
+      EXPECT_TRUE(has(g, "= sy_div16_by(v")) << what;
+      EXPECT_FALSE(has(g, "= sy_div16(v")) << what;
+      // bf16 vectors convert from words; the scalar entry's element is one value.
+      EXPECT_EQ(has(g, "= sy_b2f_at(x0, e);"), d == SY_DTYPE_BF16) << what;
+      EXPECT_EQ(has(g, "= sy_b2f(x0);"), d == SY_DTYPE_BF16) << what;
+      EXPECT_EQ(has(g, "= sy_h2f(x0.v[e]);"), d == SY_DTYPE_F16) << what;
+    }
+  }
+  const GeneratedKernel f32 = Compile(Softmax(SY_DTYPE_F32, 64, 4096), "f32 softmax");
+  EXPECT_FALSE(has(f32, "= sy_rcp16_of(")) << f32.source;
+  EXPECT_FALSE(has(f32, "= sy_div16_by(")) << f32.source;
+  // An elementwise division's divisor varies by element.
+  const GeneratedKernel every = Generate(EveryOpRank0(SY_DTYPE_BF16, SY_DTYPE_BF16,
+                                                      SY_DTYPE_BF16), "every op, bf16");
+  EXPECT_TRUE(has(every, "= sy_div16(")) << every.source;
+  EXPECT_FALSE(has(every, "= sy_rcp16_of(")) << every.source;
+}
+
 // A row's input kept in registers by the first stage holds converted
 // values; later stages read it as it is. Converting it again (a float read
 // as f16 bits) made every f16/bf16 softmax value 1/n on the H100.

@@ -109,8 +109,11 @@ inline Ir Chain(sy_dtype_t d, int64_t rows, int64_t cols, std::vector<int64_t> x
   return b;
 }
 
-// softmax over the last dim of [rows, n] in three stages.
-inline Ir Softmax(sy_dtype_t d, int64_t rows, int64_t n) {
+// softmax over the last dim of [rows, n] in three stages, computing in f32
+// (f64 for f64) — or, with `as_the_pass_lowers_it`, in d itself, as the
+// fusion pass lowers f16 and bf16 ops (Note [16-bit intermediates] in
+// plugins/cuda/fused/cuda_codegen.cc).
+inline Ir Softmax(sy_dtype_t d, int64_t rows, int64_t n, bool as_the_pass_lowers_it = false) {
   Ir b;
   b.name = "softmax";
   b.ndim = 2;
@@ -118,10 +121,10 @@ inline Ir Softmax(sy_dtype_t d, int64_t rows, int64_t n) {
   b.shape = {rows, n};
   b.Input(d, {n, 1});
   b.Output(d, {n, 1});
-  const sy_dtype_t c = Compute(d);
+  const sy_dtype_t c = as_the_pass_lowers_it ? d : Compute(d);
   auto x = [&](int stage) {
-    return b.Add(SY_FUSED_CAST, c, b.Add(SY_FUSED_LOAD, d, -1, -1, -1, 0, stage), -1, -1, 0,
-                 stage);
+    const int load = b.Add(SY_FUSED_LOAD, d, -1, -1, -1, 0, stage);
+    return as_the_pass_lowers_it ? load : b.Add(SY_FUSED_CAST, c, load, -1, -1, 0, stage);
   };
   const int m = b.Add(SY_FUSED_REDUCE_MAX, c, x(0));
   const int e1 = b.Add(SY_FUSED_EXP, c, b.Add(SY_FUSED_SUB, c, x(1), m, -1, 0, 1), -1, -1, 0, 1);

@@ -115,6 +115,14 @@ std::string Literal(double imm, bool wide) {
 // tanh, sigmoid and division then use the hardware's approximations
 // (ex2.approx, tanh.approx, rcp.approx), as torch.compile's Triton kernels
 // do for exp. f32 and f64 results keep the accurate functions.
+// Even so, bf16 softmax rows issued an instruction nearly every cycle
+// (ncu on the H200: 83 % of issue slots at rows of 4096, 0.82 of copy),
+// so two more cuts, each giving the same values: a division by one value
+// of the row (softmax's sum) multiplies by its reciprocal, taken once a
+// row (DividesByRow, sy_rcp16 in the prelude), and a bf16 element of a
+// vector converts from the 32-bit word that holds it (sy_b2f_at): 12–14 %
+// fewer instructions executed in bf16 softmax, and 0.82 → 0.92 of copy
+// at rows of 4096, 0.69 → 0.80 at 65536 (H200; docs/fusion.md).
 // The expression of `op` with a 16-bit result `dtype`, or "" when the
 // accurate one stands.
 std::string Sixteen(sy_dtype_t dtype, int32_t op, const std::string& a, const std::string& b) {
@@ -266,10 +274,19 @@ class Generator {
     const char* type = ValueType(in.dtype);
     auto arg = [&](int32_t j) { return j >= 0 ? Name(j) : std::string(); };
     switch (in.op) {
-      case SY_FUSED_LOAD:
+      case SY_FUSED_LOAD: {
+        // A bf16 element of a vector ("x0.v[e]") converts from its word
+        // (sy_b2f_at in the prelude).
+        const std::string raw = load(in.index);
+        const std::string lane = ".v[e]";
+        const bool bf16_lane = in.dtype == SY_DTYPE_BF16 && raw.size() > lane.size() &&
+                               raw.compare(raw.size() - lane.size(), lane.size(), lane) == 0;
         w.Line(std::string("const ") + type + " " + name + " = " +
-               ToValue(in.dtype, load(in.index)) + ";");
+               (bf16_lane ? "sy_b2f_at(" + raw.substr(0, raw.size() - lane.size()) + ", e)"
+                          : ToValue(in.dtype, raw)) +
+               ";");
         return;
+      }
       case SY_FUSED_STORE:
         store(in.index, FromValue(k_.outputs[in.index].dtype, arg(in.a)));
         return;
@@ -291,7 +308,9 @@ class Generator {
       default: {
         // Compares compute in their operands' type and give a float 0/1.
         const bool w_op = IsCompare(in.op) ? Wide(k_.instrs[in.a].dtype) : wide;
-        std::string e = Sixteen(in.dtype, in.op, arg(in.a), arg(in.b));
+        std::string e = DividesByRow(i) ? "sy_div16_by(" + arg(in.a) + ", q" +
+                                              std::to_string(i) + ")"
+                                        : Sixteen(in.dtype, in.op, arg(in.a), arg(in.b));
         if (e.empty()) {
           e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
         }
@@ -720,6 +739,11 @@ class Generator {
       // is the max's name.
       int closing = -1;
       for (int i : elem_steps) closing = pair_sum[i] >= 0 ? i : closing;
+      for (int i : elem_steps) {
+        if (!DividesByRow(i)) continue;
+        w.Line("const sy_rcp16 q" + std::to_string(i) + " = sy_rcp16_of(" +
+               Name(k_.instrs[i].b) + ");");
+      }
       if (closing >= 0) {
         const int m = pairs[pair_sum[closing]].max;
         w.Open("");
@@ -760,6 +784,20 @@ class Generator {
       }
     }
     w.Close();
+  }
+
+  // A 16-bit division in a row kernel's element loop by one value of the
+  // row (a reduction's result, or a row-level value): its reciprocal is
+  // taken once per row, before the loop (sy_rcp16 in the prelude; Note
+  // [16-bit results]), and each element multiplies.
+  bool DividesByRow(int i) const {
+    const sy_fused_instr_t& in = k_.instrs[i];
+    if (k_.reduce_ndim < 1 || in.op != SY_FUSED_DIV || in.row_level != 0 || in.b < 0 ||
+        (in.dtype != SY_DTYPE_F16 && in.dtype != SY_DTYPE_BF16)) {
+      return false;
+    }
+    const sy_fused_instr_t& b = k_.instrs[in.b];
+    return b.row_level == 1 || IsReduce(b.op);
   }
 
   // Note [Online softmax]: the (max, sum) pair `pair` (the p-th) reduced

@@ -50,6 +50,13 @@ template <class T, int N> SY_INLINE void sy_store(T* p, const sy_vec<T, N>& y) {
 SY_INLINE float sy_h2f(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 SY_INLINE unsigned short sy_f2h(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 SY_INLINE float sy_b2f(unsigned short b) { return __uint_as_float(((unsigned int)b) << 16); }
+// Element e of a bf16 vector as f32, from the 32-bit word that holds it:
+// one shift (even e) or one AND (odd e). sy_b2f(x.v[e]) costs odd
+// elements two instructions: nvcc extracts the half, then shifts it back.
+template <int N> SY_INLINE float sy_b2f_at(const sy_vec<unsigned short, N>& x, int e) {
+  const unsigned w = reinterpret_cast<const unsigned*>(x.v)[e >> 1];
+  return __uint_as_float(e & 1 ? w & 0xffff0000u : w << 16);
+}
 // One instruction from sm_80 on; the bit operations (the same rounding, to
 // nearest even, NaN kept quiet) before. It issues at an eighth of f32's
 // rate on sm_90, which is why kernels round only at casts and stores.
@@ -73,6 +80,19 @@ SY_INLINE float sy_div16(float a, float b) {
   const float s = fabsf(b) > 8.50705917e37f ? 0.25f : 1.f;
   return __fdividef(a * s, b * s);
 }
+// sy_div16(a, b) for a divisor b that is one value of a row (a reduction's),
+// its reciprocal taken once per row: the same products, without the
+// per-element scaling of b and the check div.approx makes for a subnormal
+// divisor (which the scale s covers here).
+struct sy_rcp16 { float s, r; };
+SY_INLINE sy_rcp16 sy_rcp16_of(float b) {
+  const float m = fabsf(b);
+  const float s = m > 8.50705917e37f ? 0.25f : m < 1.17549435e-38f ? 16777216.f : 1.f;
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b * s));
+  return sy_rcp16{s, r};
+}
+SY_INLINE float sy_div16_by(float a, sy_rcp16 q) { return (a * q.s) * q.r; }
 SY_INLINE float sy_tanh16(float x) {
 #if __CUDA_ARCH__ >= 750
   float y;
