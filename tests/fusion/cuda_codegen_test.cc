@@ -582,10 +582,11 @@ TEST_F(CudaCodegen, SixteenBitValuesRoundAtCastsAndStoresOnly) {
 
 // Note [16-bit results]: in 16-bit row kernels a division by one value of
 // the row (softmax's sum) multiplies by that value's reciprocal, taken once
-// a row (sy_rcp16_of), and bf16 elements of a vector convert from the
-// 32-bit word that holds them (sy_b2f_at): fewer instructions an element,
-// the same results. Elementwise divisions and f32 rows are as they were.
-TEST_F(CudaCodegen, SixteenBitRowsDivideByTheRowsReciprocal) {
+// a row (sy_rcp16_of), bf16 elements of a vector convert from the 32-bit
+// word that holds them (sy_b2f_at), and the exps of softmax's sum (only
+// those) flush subnormal results (sy_exp16_ftz): fewer instructions an
+// element. Elementwise ops and f32 rows are as they were.
+TEST_F(CudaCodegen, SixteenBitRowsSpendFewerInstructionsAnElement) {
   auto has = [](const GeneratedKernel& g, const std::string& what) {
     return g.source.find(what) != std::string::npos;
   };
@@ -607,15 +608,31 @@ TEST_F(CudaCodegen, SixteenBitRowsDivideByTheRowsReciprocal) {
       EXPECT_EQ(has(g, "= sy_b2f_at(x0, e);"), d == SY_DTYPE_BF16) << what;
       EXPECT_EQ(has(g, "= sy_b2f(x0);"), d == SY_DTYPE_BF16) << what;
       EXPECT_EQ(has(g, "= sy_h2f(x0.v[e]);"), d == SY_DTYPE_F16) << what;
+      // In each entry the sum's exp (stage 1) flushes, then the
+      // output's (stage 2) does not.
+      auto at = [&](const std::string& text) {
+        std::vector<size_t> found;
+        for (size_t p = g.source.find(text); p != std::string::npos; p = g.source.find(text, p + 1)) {
+          found.push_back(p);
+        }
+        return found;
+      };
+      const std::vector<size_t> ftz = at("= sy_exp16_ftz(v"), exact = at("= __expf(v");
+      ASSERT_EQ(ftz.size(), 2u) << what;
+      ASSERT_EQ(exact.size(), 2u) << what;
+      EXPECT_TRUE(ftz[0] < exact[0] && exact[0] < ftz[1] && ftz[1] < exact[1]) << what;
     }
   }
   const GeneratedKernel f32 = Compile(Softmax(SY_DTYPE_F32, 64, 4096), "f32 softmax");
   EXPECT_FALSE(has(f32, "= sy_rcp16_of(")) << f32.source;
   EXPECT_FALSE(has(f32, "= sy_div16_by(")) << f32.source;
+  EXPECT_FALSE(has(f32, "= sy_exp16_ftz(")) << f32.source;
   // An elementwise division's divisor varies by element.
   const GeneratedKernel every = Generate(EveryOpRank0(SY_DTYPE_BF16, SY_DTYPE_BF16,
                                                       SY_DTYPE_BF16), "every op, bf16");
   EXPECT_TRUE(has(every, "= sy_div16(")) << every.source;
+  EXPECT_TRUE(has(every, "= __expf(")) << every.source;
+  EXPECT_FALSE(has(every, "= sy_exp16_ftz(")) << every.source;
   EXPECT_FALSE(has(every, "= sy_rcp16_of(")) << every.source;
 }
 

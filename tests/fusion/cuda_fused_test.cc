@@ -327,11 +327,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 9"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 10"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 9";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 10";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }
@@ -385,6 +385,40 @@ TEST_F(CudaFusion, SoftmaxRowsWithMaskedAndNonFiniteEntries) {
         EXPECT_FALSE(std::isnan(got[0][5 * n])) << what;
       }
     }
+  }
+}
+
+// bf16 has f32's exponent range, so softmax of x − max between −92 and
+// −87 is a bf16 subnormal (2^-133 … 2^-126). The exps of the sum may flush
+// there (Note [16-bit results], sy_exp16_ftz: the sum holds 1), those of
+// the output must not: every entry comes out nonzero, within an ulp of
+// float64's, at lengths that take the warp, block and cluster kernels.
+TEST_F(CudaFusion, Bf16SoftmaxKeepsSubnormalResults) {
+  for (int64_t n : {int64_t{7}, int64_t{1000}, int64_t{4096}, int64_t{65536}}) {
+    const int64_t rows = 3;
+    std::vector<double> xs(static_cast<size_t>(rows * n));
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < n; ++j) xs[r * n + j] = -87.5 - 0.25 * static_cast<double>((j + r) % 18);
+      xs[r * n + (r * 5) % n] = 0;  // the row's max, so the sum is 1 and a little
+    }
+    const Tensor x = FromValues(*rt_, *cuda_, SY_DTYPE_BF16, {rows, n}, xs);
+    const std::string what = "bf16 softmax rows of " + std::to_string(n);
+    std::vector<std::vector<double>> got = Check(
+        *compiler_, {x},
+        [&](const std::vector<Tensor>& in) { return std::vector<Tensor>{Op("softmax", {in[0]})}; },
+        Tolerance(SY_DTYPE_BF16), what);
+    ASSERT_EQ(got.size(), 1u) << what;
+    int checked = 0;
+    for (int64_t i = 0; i < rows * n; ++i) {
+      const double v = RoundTo(SY_DTYPE_BF16, xs[i]);
+      if (v == 0) continue;
+      // The sum is 1 within 2^-100; bf16's subnormals are 2^-133 apart.
+      const double want = RoundTo(SY_DTYPE_BF16, std::exp(v));
+      ASSERT_GT(got[0][i], 0.0) << what << ", entry " << i << " (x = " << v << ")";
+      EXPECT_NEAR(got[0][i], want, std::max(want * 0x1p-7, 0x1p-133)) << what << ", entry " << i;
+      ++checked;
+    }
+    EXPECT_GE(checked, rows * (n - 1)) << what;
   }
 }
 
