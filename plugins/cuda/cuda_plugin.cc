@@ -13,7 +13,6 @@
 // only the plugin's own kernel, and `load` logs why. `load` also logs its
 // time split into the driver's initialization and its own work (Note
 // [Load time]). Nothing registers itself from a static initializer.
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -51,25 +50,18 @@ std::string Fixed1(double ms) {
 
 // The option table says its defaults as text; they are kernels/conv2d.h's
 // constants, written out at compile time.
-constexpr const char* BoolText(bool b) { return b ? "true" : "false"; }
-constexpr std::array<char, 12> DecimalText(int n) {  // n >= 0
-  std::array<char, 12> text{};
-  int len = 0;
-  for (int rest = n; len == 0 || rest > 0; rest /= 10) ++len;
-  for (int i = len - 1; i >= 0; --i, n /= 10) text[i] = static_cast<char>('0' + n % 10);
-  return text;
-}
-constexpr std::array<char, 12> kPlanCacheDefaultText = DecimalText(kConv2dPlanCacheDefault);
+constexpr plugin::OptionText kPlanCacheDefaultText =
+    plugin::OptionIntText(kConv2dPlanCacheDefault);
 
 constexpr sy_plugin_option_t kOptions[] = {
     plugin::Option("conv2d_plan_cache_size", SY_OPTION_INT, kPlanCacheDefaultText.data(),
         "cuDNN execution plans kept for conv2d (problems; least recently used evicted first)"),
     plugin::Option("conv2d_reduced_precision", SY_OPTION_BOOL,
-        BoolText(kConv2dReducedPrecisionDefault),
+        plugin::OptionBoolText(kConv2dReducedPrecisionDefault),
         "let conv2d use cuDNN engines with reduced-precision reduction (faster on some "
         "problems, as PyTorch allows; f16/bf16 may then add partial sums in 16 bits; f32 never "
         "uses TF32). Off: f32 accumulation"),
-    plugin::Option("conv2d_graphs", SY_OPTION_BOOL, BoolText(kConv2dGraphsDefault),
+    plugin::Option("conv2d_graphs", SY_OPTION_BOOL, plugin::OptionBoolText(kConv2dGraphsDefault),
         "replay a conv2d plan as a CUDA graph once it has run twice with the same buffers "
         "(one launch instead of cuDNN's enqueue of each kernel)"),
 };

@@ -17,7 +17,6 @@
 // oneDNN and its OpenMP runtime keep threads and process-wide state until
 // exit, so the library must never be closed.
 #include <span>
-#include <string>
 #include <string_view>
 
 #include "context.h"
@@ -97,19 +96,19 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 
 void Unload() { plugin::SetHost(nullptr); }
 
-std::span<const sy_plugin_option_t> Options() {
-  // Defaults as text, from the constants in context.h.
-  static const std::string min_elements = std::to_string(kDefaultMinElements);
-  static const std::string min_flops = std::to_string(kDefaultMinMatmulFlops);
-  static const sy_plugin_option_t options[] = {
-      plugin::Option("min_elements", SY_OPTION_INT, min_elements.c_str(),
-          "elementwise, reduction, softmax and norm calls with fewer input elements go to the "
-          "cpu plugin"),
-      plugin::Option("min_matmul_flops", SY_OPTION_INT, min_flops.c_str(),
-          "matmul and linear calls of fewer flops (2*M*N*K) go to the cpu plugin"),
-  };
-  return options;
-}
+// Defaults as text, from the constants in thresholds.h, written out at
+// compile time.
+constexpr plugin::OptionText kMinElementsText = plugin::OptionIntText(kDefaultMinElements);
+constexpr plugin::OptionText kMinFlopsText = plugin::OptionIntText(kDefaultMinMatmulFlops);
+constexpr sy_plugin_option_t kOptions[] = {
+    plugin::Option("min_elements", SY_OPTION_INT, kMinElementsText.data(),
+        "elementwise, reduction, softmax and norm calls with fewer input elements go to the "
+        "cpu plugin"),
+    plugin::Option("min_matmul_flops", SY_OPTION_INT, kMinFlopsText.data(),
+        "matmul and linear calls of fewer flops (2*M*N*K) go to the cpu plugin"),
+};
+
+std::span<const sy_plugin_option_t> Options() { return kOptions; }
 
 sy_plugin_api_t MakeTable() {
   sy_plugin_api_t table{};

@@ -11,6 +11,8 @@
 #include <new>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchyard/plugin.hpp"
@@ -137,6 +139,27 @@ uint16_t ReferenceBFloat16(float f) {
   const double below = x - value(lo), above = value(hi) - x;
   if (below < above || (below == above && (lo & 1u) == 0)) return lo;
   return hi;
+}
+
+// Option defaults written at compile time (plugin::OptionIntText,
+// entry.hpp): every digit, the sign, both ends of int64_t.
+TEST(OptionTextTest, WritesIntegersAndBooleansAsTheHostParsesThem) {
+  static_assert(std::string_view(plugin::OptionIntText(64).data()) == "64");
+  EXPECT_STREQ(plugin::OptionIntText(0).data(), "0");
+  EXPECT_STREQ(plugin::OptionIntText(7).data(), "7");
+  EXPECT_STREQ(plugin::OptionIntText(int64_t{1} << 24).data(), "16777216");
+  EXPECT_STREQ(plugin::OptionIntText(-1200).data(), "-1200");
+  EXPECT_STREQ(plugin::OptionIntText(std::numeric_limits<int64_t>::max()).data(),
+               "9223372036854775807");
+  EXPECT_STREQ(plugin::OptionIntText(std::numeric_limits<int64_t>::min()).data(),
+               "-9223372036854775808");
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 1000; ++i) {
+    const int64_t n = static_cast<int64_t>(rng());
+    EXPECT_EQ(plugin::OptionIntText(n).data(), std::to_string(n)) << n;
+  }
+  EXPECT_STREQ(plugin::OptionBoolText(true), "true");
+  EXPECT_STREQ(plugin::OptionBoolText(false), "false");
 }
 
 TEST(HalfTest, RoundsToNearestEvenWithSubnormalsAndOverflow) {

@@ -101,6 +101,37 @@ constexpr sy_plugin_option_t Option(const char* name, sy_option_type_t type,
           .help = help};
 }
 
+// An option's default as the table's text, written at compile time from
+// the constant the plugin also uses when the host cannot say the option's
+// value (a 1.0 host), so the two never disagree:
+//
+//   inline constexpr int64_t kDefaultCacheSize = 64;
+//   constexpr auto kCacheSizeText = plugin::OptionIntText(kDefaultCacheSize);
+//   plugin::Option("cache_size", SY_OPTION_INT, kCacheSizeText.data(), "…")
+//
+// The text lives in the returned object: keep it in a constexpr (static)
+// variable, as the table's strings must outlive the table.
+struct OptionText {
+  char text[21] = {};  // "-9223372036854775808" and its NUL
+  constexpr const char* data() const noexcept { return text; }
+};
+constexpr OptionText OptionIntText(int64_t n) noexcept {
+  OptionText out;
+  // The magnitude as unsigned, so INT64_MIN has one too.
+  uint64_t rest = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  char digits[20] = {};
+  int len = 0;
+  do {
+    digits[len++] = static_cast<char>('0' + rest % 10);
+    rest /= 10;
+  } while (rest > 0);
+  int at = 0;
+  if (n < 0) out.text[at++] = '-';
+  while (len > 0) out.text[at++] = digits[--len];
+  return out;
+}
+constexpr const char* OptionBoolText(bool b) noexcept { return b ? "true" : "false"; }
+
 // The value of declared option `name` for this load (host->option_get; only
 // during `load`, with its context). FAILED_PRECONDITION from a host older
 // than 1.1; NOT_FOUND for an undeclared name.
