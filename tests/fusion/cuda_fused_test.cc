@@ -212,9 +212,10 @@ TEST_F(CudaFusion, RowReductionsAtEveryRowLength) {
 // RowReductionsAtEveryRowLength's rows fit in one wave of blocks; these
 // take more than one on a GPU of 132 SMs (H100, H200), and a row count no
 // wave divides, so the last wave is part full: bf16 rows of 4096 run 16
-// blocks of 128 an SM at most (2112 at once), f16 rows of 16384 seven
-// blocks of 256 (924), rows of 65536 seven blocks of 32 KiB an SM, in
-// clusters of 4 (bf16: 231 at once) or 8 (f32: 115).
+// blocks of 128 an SM at most (2112 at once), f16 rows of 16384 six blocks
+// of 256 and 32 KiB (792), rows of 65536 six blocks of 32 KiB an SM, in
+// clusters of 4 (bf16: 198 at once) or 8 (f32: 99) — ncu's block limits
+// on the H200.
 TEST_F(CudaFusion, RowsOverManyWaves) {
   CheckRowOps(SY_DTYPE_BF16, 4099, 4096);
   CheckRowOps(SY_DTYPE_F16, 1003, 16384);
