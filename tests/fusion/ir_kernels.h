@@ -112,7 +112,7 @@ inline Ir Chain(sy_dtype_t d, int64_t rows, int64_t cols, std::vector<int64_t> x
 // softmax over the last dim of [rows, n] in three stages, computing in f32
 // (f64 for f64) — or, with `as_the_pass_lowers_it`, in d itself, as the
 // fusion pass lowers f16 and bf16 ops (Note [16-bit intermediates] in
-// plugins/cuda/fused/cuda_codegen.cc).
+// plugins/cuda/fused/cuda_spelling.cc).
 inline Ir Softmax(sy_dtype_t d, int64_t rows, int64_t n, bool as_the_pass_lowers_it = false) {
   Ir b;
   b.name = "softmax";

@@ -3,7 +3,8 @@
 // (nvrtc_compiler.h). Plain C++ with no CUDA headers, so its output can be
 // unit-tested anywhere (tests/fusion/cuda_codegen_test.cc), and compiled
 // by NVRTC wherever the toolkit is, GPU or not. The generator is
-// cuda_codegen.cc; the row-shape options and launch configurations below
+// cuda_codegen.cc (its CUDA spelling of dtypes, values and ops:
+// cuda_spelling.h); the row-shape options and launch configurations below
 // (DefaultRowShape … LaunchConfigs) are row_options.cc.
 //
 // Note [CUDA fused kernels]: every shape and stride is a constant of the
@@ -27,7 +28,7 @@
 //     split by NVCC into one store per element after control flow.
 //   - Values compute in float (double for f64); an f16 or bf16 value is
 //     rounded only where it is cast to 16 bits or stored (Note [16-bit
-//     intermediates] in cuda_codegen.cc), through inline PTX (one cvt;
+//     intermediates] in cuda_spelling.cc), through inline PTX (one cvt;
 //     bf16's is bit operations before sm_80) — the source includes no
 //     header, so NVRTC needs none.
 //

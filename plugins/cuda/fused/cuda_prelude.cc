@@ -72,7 +72,7 @@ SY_INLINE unsigned short sy_f2b(float f) {
 }
 SY_INLINE float sy_rh(float f) { return sy_h2f(sy_f2h(f)); }
 SY_INLINE float sy_rb(float f) { return sy_b2f(sy_f2b(f)); }
-// Results rounded to f16 or bf16 (Note [16-bit results] in cuda_codegen.cc):
+// Results rounded to f16 or bf16 (Note [16-bit results] in cuda_spelling.cc):
 // the hardware's approximations, each within 2^-20 relative of the f32
 // result, far inside half an ulp of the 16-bit type. __fdividef is wrong
 // for |b| > 2^126, so both operands are scaled by 1/4 there.
@@ -95,7 +95,7 @@ SY_INLINE sy_rcp16 sy_rcp16_of(float b) {
 SY_INLINE float sy_div16_by(float a, sy_rcp16 q) { return (a * q.s) * q.r; }
 // __expf without its handling of subnormal results (below 2^-126, for x
 // below -87.3), which come out 0: three instructions fewer. Only for the
-// exps of softmax's sum (Note [16-bit results] in cuda_codegen.cc).
+// exps of softmax's sum (Note [16-bit results] in cuda_spelling.cc).
 SY_INLINE float sy_exp16_ftz(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
