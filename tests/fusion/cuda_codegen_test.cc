@@ -639,6 +639,38 @@ TEST_F(CudaCodegen, SixteenBitRowsSpendFewerInstructionsAnElement) {
 // A row's input kept in registers by the first stage holds converted
 // values; later stages read it as it is. Converting it again (a float read
 // as f16 bits) made every f16/bf16 softmax value 1/n on the H100.
+// Note [Unguarded row steps]: a step inside the row for every lane has no
+// bound check; a row with a part-filled last step checks only from there.
+TEST_F(CudaCodegen, RowStepsInsideEveryLanesRowAreNotBoundChecked) {
+  auto count = [](const std::string& source, const std::string& what) {
+    int n = 0;
+    for (size_t p = source.find(what); p != std::string::npos; p = source.find(what, p + 1)) ++n;
+    return n;
+  };
+  for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    const std::string t = d == SY_DTYPE_F32 ? "f32" : "bf16";
+    // Warp, block, cluster rows whose steps all lie inside the row.
+    for (int64_t n : {1024, 16384, 65536}) {
+      const std::string what = t + " softmax rows of " + std::to_string(n);
+      const GeneratedKernel g = Generate(Softmax(d, 64, n), what);
+      EXPECT_EQ(count(g.source, "if (j < "), 0) << what << "\n" << g.source;
+      EXPECT_EQ(count(g.source, "if (it < "), 0) << what;
+    }
+    // 16000 = 7.8 steps of a block's lanes (both entries, every stage):
+    // the last step alone is checked.
+    const GeneratedKernel part = Compile(Softmax(d, 64, 16000), t + " softmax rows of 16000");
+    EXPECT_EQ(count(part.source, " || j < 16000LL)"), count(part.source, "if (it < ")) << t;
+    EXPECT_GE(count(part.source, "if (it < "), 4) << part.source;
+    EXPECT_EQ(count(part.source, "if (j < "), 0) << t;
+    // Each of the 3 stages: in the vector entry no lane's first step is
+    // whole (5 steps of 8 or 10 of 4 for 32 lanes); in the scalar entry
+    // the first is (40 elements for 32 lanes).
+    const GeneratedKernel short_rows = Generate(Softmax(d, 64, 40), t + " softmax rows of 40");
+    EXPECT_EQ(count(short_rows.source, "if (j < 40LL)"), 3) << short_rows.source;
+    EXPECT_EQ(count(short_rows.source, "if (it < 1 || j < 40LL)"), 3) << t;
+  }
+}
+
 TEST_F(CudaCodegen, RegisterCachedInputsAreNotConvertedTwice) {
   // The registers hold storage values, which each stage's LOAD converts.
   for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
