@@ -671,6 +671,35 @@ TEST_F(CudaCodegen, RowStepsInsideEveryLanesRowAreNotBoundChecked) {
   }
 }
 
+// Note [Cluster arrivals]: a cluster row's reductions each arrive once
+// they have read the others' slots; the next reduction, and the kernel's
+// end, wait for that arrival — one wait at the end of each entry.
+TEST_F(CudaCodegen, ClusterRowsWaitForTheirLastArrivalAtTheEnd) {
+  auto count = [](const std::string& source, const std::string& what) {
+    int n = 0;
+    for (size_t p = source.find(what); p != std::string::npos; p = source.find(what, p + 1)) ++n;
+    return n;
+  };
+  const std::string end = "\n  sy_cluster_wait();\n}\n";
+  // Softmax's two reductions (max, then sum) in either entry.
+  const GeneratedKernel softmax = Generate(Softmax(SY_DTYPE_BF16, 64, 65536), "softmax");
+  ASSERT_GT(softmax.vector.cluster, 1) << "the row should spread over a cluster";
+  EXPECT_EQ(count(softmax.source, "= sy_cluster_reduce("), 4) << softmax.source;
+  const std::string ranks = ", " + std::to_string(softmax.vector.cluster);
+  EXPECT_EQ(count(softmax.source, ranks + ", false);"), 2) << softmax.source;
+  EXPECT_EQ(count(softmax.source, ranks + ", true);"), 2);
+  EXPECT_EQ(count(softmax.source, end), 2) << softmax.source;
+  // rms_norm's one reduction waits for nothing before it.
+  const GeneratedKernel rms = Generate(RmsNorm(SY_DTYPE_F32, {64, 65536}, 1), "rms_norm");
+  ASSERT_GT(rms.vector.cluster, 1);
+  EXPECT_EQ(count(rms.source, ", true);"), 0) << rms.source;
+  EXPECT_EQ(count(rms.source, end), 2) << rms.source;
+  // Block rows have no cluster barrier at all.
+  const GeneratedKernel block = Generate(Softmax(SY_DTYPE_BF16, 64, 16384), "block softmax");
+  EXPECT_EQ(block.vector.cluster, 1);
+  EXPECT_EQ(count(block.source, "sy_cluster_"), 0) << block.source;
+}
+
 TEST_F(CudaCodegen, RegisterCachedInputsAreNotConvertedTwice) {
   // The registers hold storage values, which each stage's LOAD converts.
   for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {

@@ -567,6 +567,7 @@ class Generator {
       }
     }
     int reduction = 0;
+    cluster_reduces_ = 0;
     for (int s = 0; s < k_.num_stages; ++s) {
       w.Line("// stage " + std::to_string(s));
       std::vector<int> row_steps, elem_steps;
@@ -637,7 +638,8 @@ class Generator {
         } else if (plan.cluster > 1) {
           reduced = "sy_cluster_reduce(" + acc + ", " + op + ", " + buf + ", " +
                     (wide ? "sy_slot_d + " : "sy_slot_f + ") + std::to_string(reduction) +
-                    ", " + identity + ", " + std::to_string(plan.cluster) + ")";
+                    ", " + identity + ", " + std::to_string(plan.cluster) + ", " +
+                    ClusterAfter() + ")";
         } else {
           reduced = "sy_block_reduce(" + acc + ", " + op + ", " + buf + ", " + identity + ")";
         }
@@ -646,8 +648,15 @@ class Generator {
                (wide ? reduced : Intermediate(in.dtype, reduced)) + ";");
       }
     }
+    // Note [Cluster arrivals] (the prelude): the last reduction's arrival
+    // is waited for here, so no block leaves while another reads its slot.
+    if (cluster_reduces_ > 0) w.Line("sy_cluster_wait();");
     w.Close();
   }
+
+  // sy_cluster_reduce's `after`: whether a cluster reduction came before
+  // this one in the kernel (its arrival is then waited for first).
+  std::string ClusterAfter() { return cluster_reduces_++ > 0 ? "true" : "false"; }
 
   // A 16-bit division in a row kernel's element loop by one value of the
   // row (a reduction's result, or a row-level value): its reciprocal is
@@ -688,7 +697,8 @@ class Generator {
     std::string reduced;
     if (plan.cluster > 1) {
       reduced = "sy_cluster_reduce(" + acc + ", sy_online(), sy_buf_ms, sy_slot_ms + " +
-                std::to_string(p) + ", " + identity + ", " + std::to_string(plan.cluster) + ")";
+                std::to_string(p) + ", " + identity + ", " + std::to_string(plan.cluster) +
+                ", " + ClusterAfter() + ")";
     } else {
       reduced = "sy_block_reduce(" + acc + ", sy_online(), sy_buf_ms, " + identity + ")";
     }
@@ -861,6 +871,7 @@ class Generator {
   int64_t numel_ = 1, rows_ = 1, row_length_ = 1;
   std::vector<OperandPlan> operands_;
   std::vector<OnlinePair> sum_pairs_;  // of a row kernel (SumsOfExps), in either form
+  int cluster_reduces_ = 0;  // written so far in the row kernel (ClusterAfter)
   std::vector<int> aligned_;
   int vec_ = 1;
   std::string entry_;

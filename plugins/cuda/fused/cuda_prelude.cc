@@ -182,9 +182,13 @@ template <class T, class Op> SY_INLINE T sy_block_reduce(T v, Op op, T* buf, T i
 // block reduces its part, publishes it in its shared memory, and every warp
 // combines the cluster's partials through distributed shared memory.
 const char* const kClusterPreamble = R"(// Thread-block clusters (sm_90+).
-SY_INLINE void sy_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+SY_INLINE void sy_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
+SY_INLINE void sy_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+SY_INLINE void sy_cluster_sync() { sy_cluster_arrive(); sy_cluster_wait(); }
 SY_INLINE unsigned sy_shared_address(const void* p) {
   unsigned a; asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p)); return a;
 }
@@ -204,16 +208,22 @@ SY_INLINE sy_ms sy_remote(const sy_ms* p, unsigned rank) {
   return sy_ms{sy_remote(&p->m, rank), sy_remote(&p->s, rank)};
 }
 // Every thread of the cluster gets the result. `slot` is this reduction's
-// own shared value; the second barrier keeps it (and the block) alive until
-// every block of the cluster has read it.
-template <class T, class Op> SY_INLINE T sy_cluster_reduce(T v, Op op, T* buf, T* slot, T identity, int ranks) {
+// own shared value (no two reductions of a kernel share one). Note
+// [Cluster arrivals]: a block's slot must outlive the other blocks' reads
+// of it, so each reduction arrives at the cluster barrier once it has read
+// and waits for that phase only where it must: before the next
+// reduction's barrier (`after`: one came before) and at the kernel's end
+// (sy_cluster_wait, which the generator writes after the last stage).
+template <class T, class Op>
+SY_INLINE T sy_cluster_reduce(T v, Op op, T* buf, T* slot, T identity, int ranks, bool after) {
   v = sy_block_reduce(v, op, buf, identity);
   if (threadIdx.x == 0) *slot = v;
+  if (after) sy_cluster_wait();
   sy_cluster_sync();
   const int lane = threadIdx.x & 31;
   T r = lane < ranks ? sy_remote(slot, (unsigned)lane) : identity;
   r = sy_warp_reduce(r, op);
-  sy_cluster_sync();
+  sy_cluster_arrive();
   return r;
 }
 )";
