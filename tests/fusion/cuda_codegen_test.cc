@@ -35,6 +35,13 @@ using ::sy::fusion::testing::Softmax;
 
 const sy_dtype_t kFloat[] = {SY_DTYPE_F32, SY_DTYPE_F64, SY_DTYPE_F16, SY_DTYPE_BF16};
 
+// How often `what` occurs in `source`.
+int Count(const std::string& source, const std::string& what) {
+  int n = 0;
+  for (size_t p = source.find(what); p != std::string::npos; p = source.find(what, p + 1)) ++n;
+  return n;
+}
+
 class CudaCodegen : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -556,18 +563,13 @@ TEST_F(CudaCodegen, Bf16RoundsInHardwareFromSm80) {
 // accurate functions. The fusion tests check the values on a GPU.
 TEST_F(CudaCodegen, SixteenBitValuesRoundAtCastsAndStoresOnly) {
   const char* approximated[] = {"__expf(", "sy_tanh16(", "sy_sigmoid16(", "sy_div16("};
-  auto count = [](const std::string& text, const std::string& what) {
-    int n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-    return n;
-  };
   for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
     const GeneratedKernel g = Compile(EveryOpRank0(d, d, d), "every op, 16-bit results");
     const std::string round = d == SY_DTYPE_F16 ? "= sy_rh(" : "= sy_rb(";
     // EveryOpRank0 casts its input to d once; its 30-odd ops round nothing.
     // (Two entry points: the vector one and the scalar one.)
     const int entries = g.vector.entry.empty() ? 1 : 2;
-    EXPECT_EQ(count(g.source, round), entries) << g.source;
+    EXPECT_EQ(Count(g.source, round), entries) << g.source;
     for (const char* f : approximated) {
       EXPECT_NE(g.source.find(std::string("= ") + f), std::string::npos) << f << "\n" << g.source;
     }
@@ -636,38 +638,30 @@ TEST_F(CudaCodegen, SixteenBitRowsSpendFewerInstructionsAnElement) {
   EXPECT_FALSE(has(every, "= sy_rcp16_of(")) << every.source;
 }
 
-// A row's input kept in registers by the first stage holds converted
-// values; later stages read it as it is. Converting it again (a float read
-// as f16 bits) made every f16/bf16 softmax value 1/n on the H100.
 // Note [Unguarded row steps]: a step inside the row for every lane has no
 // bound check; a row with a part-filled last step checks only from there.
 TEST_F(CudaCodegen, RowStepsInsideEveryLanesRowAreNotBoundChecked) {
-  auto count = [](const std::string& source, const std::string& what) {
-    int n = 0;
-    for (size_t p = source.find(what); p != std::string::npos; p = source.find(what, p + 1)) ++n;
-    return n;
-  };
   for (sy_dtype_t d : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
     const std::string t = d == SY_DTYPE_F32 ? "f32" : "bf16";
     // Warp, block, cluster rows whose steps all lie inside the row.
     for (int64_t n : {1024, 16384, 65536}) {
       const std::string what = t + " softmax rows of " + std::to_string(n);
       const GeneratedKernel g = Generate(Softmax(d, 64, n), what);
-      EXPECT_EQ(count(g.source, "if (j < "), 0) << what << "\n" << g.source;
-      EXPECT_EQ(count(g.source, "if (it < "), 0) << what;
+      EXPECT_EQ(Count(g.source, "if (j < "), 0) << what << "\n" << g.source;
+      EXPECT_EQ(Count(g.source, "if (it < "), 0) << what;
     }
     // 16000 = 7.8 steps of a block's lanes (both entries, every stage):
     // the last step alone is checked.
     const GeneratedKernel part = Compile(Softmax(d, 64, 16000), t + " softmax rows of 16000");
-    EXPECT_EQ(count(part.source, " || j < 16000LL)"), count(part.source, "if (it < ")) << t;
-    EXPECT_GE(count(part.source, "if (it < "), 4) << part.source;
-    EXPECT_EQ(count(part.source, "if (j < "), 0) << t;
+    EXPECT_EQ(Count(part.source, " || j < 16000LL)"), Count(part.source, "if (it < ")) << t;
+    EXPECT_GE(Count(part.source, "if (it < "), 4) << part.source;
+    EXPECT_EQ(Count(part.source, "if (j < "), 0) << t;
     // Each of the 3 stages: in the vector entry no lane's first step is
     // whole (5 steps of 8 or 10 of 4 for 32 lanes); in the scalar entry
     // the first is (40 elements for 32 lanes).
     const GeneratedKernel short_rows = Generate(Softmax(d, 64, 40), t + " softmax rows of 40");
-    EXPECT_EQ(count(short_rows.source, "if (j < 40LL)"), 3) << short_rows.source;
-    EXPECT_EQ(count(short_rows.source, "if (it < 1 || j < 40LL)"), 3) << t;
+    EXPECT_EQ(Count(short_rows.source, "if (j < 40LL)"), 3) << short_rows.source;
+    EXPECT_EQ(Count(short_rows.source, "if (it < 1 || j < 40LL)"), 3) << t;
   }
 }
 
@@ -675,31 +669,29 @@ TEST_F(CudaCodegen, RowStepsInsideEveryLanesRowAreNotBoundChecked) {
 // they have read the others' slots; the next reduction, and the kernel's
 // end, wait for that arrival — one wait at the end of each entry.
 TEST_F(CudaCodegen, ClusterRowsWaitForTheirLastArrivalAtTheEnd) {
-  auto count = [](const std::string& source, const std::string& what) {
-    int n = 0;
-    for (size_t p = source.find(what); p != std::string::npos; p = source.find(what, p + 1)) ++n;
-    return n;
-  };
   const std::string end = "\n  sy_cluster_wait();\n}\n";
   // Softmax's two reductions (max, then sum) in either entry.
   const GeneratedKernel softmax = Generate(Softmax(SY_DTYPE_BF16, 64, 65536), "softmax");
   ASSERT_GT(softmax.vector.cluster, 1) << "the row should spread over a cluster";
-  EXPECT_EQ(count(softmax.source, "= sy_cluster_reduce("), 4) << softmax.source;
+  EXPECT_EQ(Count(softmax.source, "= sy_cluster_reduce("), 4) << softmax.source;
   const std::string ranks = ", " + std::to_string(softmax.vector.cluster);
-  EXPECT_EQ(count(softmax.source, ranks + ", false);"), 2) << softmax.source;
-  EXPECT_EQ(count(softmax.source, ranks + ", true);"), 2);
-  EXPECT_EQ(count(softmax.source, end), 2) << softmax.source;
+  EXPECT_EQ(Count(softmax.source, ranks + ", false);"), 2) << softmax.source;
+  EXPECT_EQ(Count(softmax.source, ranks + ", true);"), 2);
+  EXPECT_EQ(Count(softmax.source, end), 2) << softmax.source;
   // rms_norm's one reduction waits for nothing before it.
   const GeneratedKernel rms = Generate(RmsNorm(SY_DTYPE_F32, {64, 65536}, 1), "rms_norm");
   ASSERT_GT(rms.vector.cluster, 1);
-  EXPECT_EQ(count(rms.source, ", true);"), 0) << rms.source;
-  EXPECT_EQ(count(rms.source, end), 2) << rms.source;
+  EXPECT_EQ(Count(rms.source, ", true);"), 0) << rms.source;
+  EXPECT_EQ(Count(rms.source, end), 2) << rms.source;
   // Block rows have no cluster barrier at all.
   const GeneratedKernel block = Generate(Softmax(SY_DTYPE_BF16, 64, 16384), "block softmax");
   EXPECT_EQ(block.vector.cluster, 1);
-  EXPECT_EQ(count(block.source, "sy_cluster_"), 0) << block.source;
+  EXPECT_EQ(Count(block.source, "sy_cluster_"), 0) << block.source;
 }
 
+// A row's input kept in registers by the first stage holds converted
+// values; later stages read it as it is. Converting it again (a float read
+// as f16 bits) made every f16/bf16 softmax value 1/n on the H100.
 TEST_F(CudaCodegen, RegisterCachedInputsAreNotConvertedTwice) {
   // The registers hold storage values, which each stage's LOAD converts.
   for (sy_dtype_t d : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
