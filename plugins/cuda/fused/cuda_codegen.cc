@@ -5,6 +5,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "fused/cuda_prelude.h"
 #include "fused/cuda_spelling.h"
@@ -126,8 +127,18 @@ class Generator {
 
   std::string Name(int i) const { return ::sy::plugin::fused::ValueName(k_, i); }
 
+  // How an element loop reads input k's element: `expr`, a storage value,
+  // or with `lane`, lane e of the storage vector `expr` (a bf16 lane then
+  // converts from the 32-bit word that holds it: sy_b2f_at). Implicit
+  // from a plain expression, which is what the scalar loops return.
+  struct Element {
+    Element(std::string e, bool l = false) : expr(std::move(e)), lane(l) {}  // NOLINT
+    std::string expr;
+    bool lane;
+  };
+
   // One instruction as a statement, given how to read input k's element
-  // (`load(k)`, a raw storage expression) and write output k's.
+  // (`load(k)`, an Element) and write output k's.
   template <class Load, class Store>
   void Instr(Writer& w, int i, Load&& load, Store&& store) {
     const sy_fused_instr_t& in = k_.instrs[i];
@@ -137,15 +148,11 @@ class Generator {
     auto arg = [&](int32_t j) { return j >= 0 ? Name(j) : std::string(); };
     switch (in.op) {
       case SY_FUSED_LOAD: {
-        // A bf16 element of a vector ("x0.v[e]") converts from its word
-        // (sy_b2f_at in the prelude).
-        const std::string raw = load(in.index);
-        const std::string lane = ".v[e]";
-        const bool bf16_lane = in.dtype == SY_DTYPE_BF16 && raw.size() > lane.size() &&
-                               raw.compare(raw.size() - lane.size(), lane.size(), lane) == 0;
+        const Element x = load(in.index);
         w.Line(std::string("const ") + type + " " + name + " = " +
-               (bf16_lane ? "sy_b2f_at(" + raw.substr(0, raw.size() - lane.size()) + ", e)"
-                          : ToValue(in.dtype, raw)) +
+               (x.lane && in.dtype == SY_DTYPE_BF16
+                    ? "sy_b2f_at(" + x.expr + ", e)"
+                    : ToValue(in.dtype, x.lane ? x.expr + ".v[e]" : x.expr)) +
                ";");
         return;
       }
@@ -315,7 +322,7 @@ class Generator {
           w, i,
           [&](int k) {
             const OperandPlan& p = operands_[k];
-            return "x" + std::to_string(k) + (p.unit_inner && !p.all_zero ? ".v[e]" : "");
+            return Element("x" + std::to_string(k), p.unit_inner && !p.all_zero);
           },
           [&](int k, const std::string& v) {
             w.Line("y" + std::to_string(k) + ".v[e] = " + v + ";");
@@ -843,8 +850,8 @@ class Generator {
       Instr(
           w, i,
           [&](int k) {
-            const std::string x = "x" + std::to_string(k);
-            return LoadedType(k, v) != StorageOf(operands_[k].dtype).ctype ? x + ".v[e]" : x;
+            return Element("x" + std::to_string(k),
+                           LoadedType(k, v) != StorageOf(operands_[k].dtype).ctype);
           },
           [&](int k, const std::string& val) {
             if (vector) {
