@@ -117,7 +117,9 @@ TEST_F(VulkanFusion, HooksHangOnTheVulkanDeviceTable) {
     EXPECT_TRUE(vk->Accepts(SY_DTYPE_BOOL));
     EXPECT_TRUE(vk->Accepts(SY_DTYPE_I64));
   }
-  if (RestrictedRun()) EXPECT_FALSE(vk->Accepts(SY_DTYPE_F16));
+  if (RestrictedRun()) {
+    EXPECT_FALSE(vk->Accepts(SY_DTYPE_F16));
+  }
 }
 
 TEST_F(VulkanFusion, SoftmaxRowsMatchFloat64AndTheCacheServesMemoryThenDisk) {
