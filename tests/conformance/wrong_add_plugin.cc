@@ -43,7 +43,8 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
 
 constexpr sy_plugin_api_t kPlugin = {
     sizeof(sy_plugin_api_t), nullptr, SY_PLUGIN_ABI_MAJOR, SY_PLUGIN_ABI_MINOR,
-    "conformance_wrong_add", "0.0.1", Load, nullptr};
+    "conformance_wrong_add", "0.0.1", Load, nullptr, /*flags=*/0, /*num_options=*/0,
+    /*options=*/nullptr};
 
 }  // namespace
 

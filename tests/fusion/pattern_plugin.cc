@@ -202,6 +202,9 @@ constexpr sy_plugin_api_t kPluginApi = {
     .version = "1.0.0",
     .load = Load,
     .unload = Unload,
+    .flags = 0,
+    .num_options = 0,
+    .options = nullptr,
 };
 
 }  // namespace

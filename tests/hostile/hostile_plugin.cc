@@ -145,7 +145,8 @@ __attribute__((constructor)) void Constructor() {
 }
 
 sy_plugin_api_t g_table = {sizeof(sy_plugin_api_t), nullptr, SY_PLUGIN_ABI_MAJOR, 0,
-                           HOSTILE_NAME, "6.6.6", Load, nullptr};
+                           HOSTILE_NAME, "6.6.6", Load, nullptr, /*flags=*/0,
+                           /*num_options=*/0, /*options=*/nullptr};
 
 }  // namespace
 
@@ -170,5 +171,7 @@ extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
 // Built without the version script: these leak into the process's symbol
 // namespace, where they could interpose the host's own.
 extern "C" __attribute__((visibility("default"))) int hostile_helper(int x) { return x + 1; }
-extern "C" __attribute__((visibility("default"))) int hostile_counter = 0;
+extern "C" {  // a block: a definition, without "initialized and declared extern"
+__attribute__((visibility("default"))) int hostile_counter = 0;
+}
 #endif

@@ -122,6 +122,9 @@ constexpr sy_plugin_api_t kPluginApi = {
     .version = PLANTED_VERSION,
     .load = Load,
     .unload = Unload,
+    .flags = 0,
+    .num_options = 0,
+    .options = nullptr,
 };
 
 }  // namespace

@@ -145,7 +145,7 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* ctx) {
 
 [[maybe_unused]] sy_plugin_api_t g_table = {
     sizeof(sy_plugin_api_t), nullptr, SY_PLUGIN_ABI_MAJOR, SY_PLUGIN_ABI_MINOR,
-    PLUGIN_NAME, "9.9.9", Load, Unload};
+    PLUGIN_NAME, "9.9.9", Load, Unload, /*flags=*/0, /*num_options=*/0, /*options=*/nullptr};
 
 }  // namespace
 
