@@ -229,7 +229,7 @@ int Rank(int rank, const std::string& rendezvous) {
   sy_tensor_to_host(y, out.data(), sizeof(float) * kN);
   for (int i = 0; i < kN; ++i) {
     const double want = static_cast<double>(a[i]) + static_cast<double>(b[i]);
-    if (std::fabs(out[i] - want) > 1e-6 * (1 + std::fabs(want))) return 12;
+    if (!(std::fabs(out[i] - want) <= 1e-6 * (1 + std::fabs(want)))) return 12;  // NaN fails
   }
   sy_tensor_release(y);
   sy_tensor_release(x);

@@ -66,7 +66,8 @@ void CheckMatmul(sy_dtype_t dtype, const Shape& s, double rel) {
           scale += std::fabs(x * y);
         }
         const double g = static_cast<float>(got[(p * s.m + i) * s.n + j]);
-        if (std::fabs(g - want) > rel * (scale + std::fabs(want)) + 1e-6 && bad++ < 5) {
+        // !(… <= …): a NaN fails too.
+        if (!(std::fabs(g - want) <= rel * (scale + std::fabs(want)) + 1e-6) && bad++ < 5) {
           ADD_FAILURE() << "[" << p << ", " << i << ", " << j << "]: got " << g
                         << ", want " << want;
         }

@@ -71,7 +71,8 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
         // The op set's f32 normalization rtol (docs/testing.md); its atol
         // (1e-6) would pass most of these softmax values (~1e-6) whatever
         // they were, so 1e-10.
-        if (std::fabs(got[i] - want[i]) > 1e-5 * std::fabs(want[i]) + 1e-10) {
+        // Written as !(… <= …) so that a NaN fails.
+        if (!(std::fabs(got[i] - want[i]) <= 1e-5 * std::fabs(want[i]) + 1e-10)) {
           ADD_FAILURE() << "element " << i << ": " << got[i] << ", want " << want[i];
           ++bad;
         }
