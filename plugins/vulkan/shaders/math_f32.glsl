@@ -14,8 +14,8 @@
 // exponent bits in two steps, so overflow gives inf and underflow a correctly rounded subnormal (or 0 on a device that flushes
 // them, which the conformance kit accepts for a device that says so).
 // Measured worst errors over dense sweeps (math_f32_test, lavapipe): exp,
-// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0, gelu 4.9; gelu
-// tanh more where its result is tiny (inside the atol; docs/vulkan.md).
+// log, erf, tanh at most 1.6 ulp, sigmoid 2.3, silu 3.0; both gelus more
+// where the result is tiny (inside the atol; docs/vulkan.md).
 //
 // Only +, ×, fma, ÷ (Vulkan: 2.5 ulp), floor, min/max and bit operations are used.
 // No step relies on fma being fused (Vulkan does not promise it), and the
@@ -105,18 +105,16 @@ float exp_f(float x) {
 
 // e^x for the exps of softmax and log_softmax rows (x = v − max: ≤ 0,
 // −inf or NaN), whose results the op set checks to rtol 1e-5 (80–170
-// ulp), not exp's 8 (Note [Row exps] in docs/vulkan.md): exp_f's
-// reduction to t in [−ln2/2, ln2/2], then the device's exp2 of t·log2 e
-// in place of the polynomial — Vulkan bounds exp2's error by 3 + 2|x| ulp,
-// so 4 ulp here on any conformant driver (the unreduced exp2(x·log2 e)
-// would allow 3 + 2·126) — and 2^k straight from exponent bits, one
-// product instead of scale2_f's two. Below −87, where 2^k would be
-// subnormal, the result is 0: e^−87 is 1.6e-38, inside any atol.
+// ulp), not exp's 8 (Note [Row exps] in docs/vulkan.md): the device's
+// exp2 of x·log2 e, unreduced. The product's rounding costs |x|·1.4 ·
+// 2^-24 relative (2e-6 at x = −20, where e^x is 2e-9), and NVIDIA's and
+// lavapipe's exp2 are within a few ulp over the whole range; Vulkan lets
+// a driver's exp2 be 3 + 2|y| ulp off, which stays inside 1e-5 for every
+// result above e^−20 or so and is far below any atol past it. exp2(−inf)
+// is 0; NaN is passed on by hand (Vulkan does not promise exp2 keeps it).
 float exp_row_f(float x) {
-  int k;
-  float t = reduce_ln2_f(-clamp(x, -87.0, 88.0), 0.0, k);
-  float e = exp2(t * kF32InvLn2) * intBitsToFloat((k + 127) << 23);
-  return is_nan_f(x) ? x : (x < -87.0 ? 0.0 : e);
+  float e = exp2(x * kF32InvLn2);
+  return is_nan_f(x) ? x : e;
 }
 
 // log(x). x = 2^e·m with m in [√½, √2) taken from the bits (subnormals
@@ -189,17 +187,12 @@ float sigmoid_f(float x) {
   return x >= 0.0 ? 1.0 / d : e / d;
 }
 
-// erfc(a)·scale for a in [0, 10.1], given a² = s + r with s exact (the
-// caller squares a 12-bit part exactly; r is the small rest):
-// erfc(a) = e^{−a²}·h(t)/(1 + 2a) with t = (a − 2)/(a + 2), h smooth on t
-// in [−1, 8.1/12.1]: h = (1 + 2a)·e^{a²}·erfc(a) fitted by a degree-11
-// polynomial (abs. error 1.4e-9; the form after N. Juffa's erfcf). Only
-// e^{−a²} is sensitive to a's rounding (relative error 2a² times a's), so
-// a itself may carry an ulp; s + r may not, hence the split. One division
-// for t and 1/(1 + 2a) (~1 ulp more on each). The 2^k of e^{−a²} comes
-// last, onto a product in [0.03, 1.5], so results below 2^-126 round once.
-// Straight-line code: no branch, no special values (callers clamp).
-float erfc_core_f(float a, float s, float r, float scale) {
+// e^{a²}·erfc(a) (erfcx) for a in [0, 10.1]: h(t)/(1 + 2a) with t =
+// (a − 2)/(a + 2), h smooth on t in [−1, 8.1/12.1]: h = (1 + 2a)·e^{a²}·
+// erfc(a) fitted by a degree-11 polynomial (abs. error 1.4e-9; the form
+// after N. Juffa's erfcf). One division for t and 1/(1 + 2a) (~1 ulp more
+// on each). Smooth in a, so a may carry an ulp of its own.
+float erfcx_f(float a) {
   float p2 = 2.0 * a + 1.0;
   float a2 = a + 2.0;
   float inv = 1.0 / (a2 * p2);
@@ -216,9 +209,19 @@ float erfc_core_f(float a, float s, float r, float scale) {
   h = fma(h, t, -1.6603049635887146e-01);
   h = fma(h, t, -9.2763818800449371e-02);
   h = fma(h, t, 1.2769783735275269);
+  return h * (a2 * inv);
+}
+
+// erfc(a)·scale for a in [0, 10.1], given a² = s + r with s exact (the
+// caller squares a 12-bit part exactly; r is the small rest): e^{−a²}
+// times erfcx_f(a). Only e^{−a²} is sensitive to a's rounding (relative
+// error 2a² times a's), hence the split of a². The 2^k of e^{−a²} comes
+// last, onto a product in [0.03, 1.5], so results below 2^-126 round once.
+// Straight-line code: no branch, no special values (callers clamp).
+float erfc_core_f(float a, float s, float r, float scale) {
   int k;
   float e = exp_neg2_f(s, r, k);
-  return scale2_f((e * h) * ((a2 * inv) * scale), k);
+  return scale2_f((e * erfcx_f(a)) * scale, k);
 }
 
 // a² as s + r for a ≥ 0 (Dekker's split by bits, not fma, which Vulkan
@@ -264,18 +267,21 @@ float erf_f(float x) {
 // one straight-line path for every x (a branch per sign or per range runs
 // both sides in nearly every 32-wide warp; the path with one did, and
 // made gelu compute-bound on an H100): with a = |x|/√2 and E = ½erfc(a),
-// Φ = 1 − E for x ≥ 0 (nothing cancels: E ≤ ½) and E below, which keeps
-// its relative accuracy down to the subnormals. a² = x²/2 is taken from x
-// (square2_f of |x|, halved exactly), not from a rounded a; a itself only
-// feeds erfc's smooth factors. |x| is clamped to 14.25, where E = 2.2e-46
-// rounds to 0 (and Φ to 1): +inf gives inf, −inf NaN (−inf·0, as the
-// float64 formula), NaN stays NaN through the last product.
+// Φ = 1 − E for x ≥ 0 (nothing cancels: E ≤ ½) and E below. E is
+// erfcx_f(a)/2 times e^{−a²} from the device's exp2 of −(x²/2)·log2 e,
+// unreduced (Note [Fast gelu] in docs/vulkan.md): erfc_core_f's exact
+// split of a², Cody–Waite reduction and two-step scaling made gelu
+// compute-bound at 0.72 of the CUDA plugin's speed on an H200; this form
+// runs at memory speed. The product's rounding costs up to
+// (x²/2)·1.4·2^-24 relative in E: about 8 ulp of gelu for |x| ≤ 4, more
+// below, where |gelu| < 1.3e-4 and the op set's atol (1e-6) dwarfs it.
+// |x| is clamped to 14.25, where E (2.2e-46) rounds
+// to 0 and Φ to 1: +inf gives inf, −inf NaN (−inf·0, as the float64
+// formula), NaN stays NaN through the last product.
 float gelu_f(float x) {
   float xc = clamp(x, -14.25, 14.25);
-  float ax = abs(xc);
-  float s, r;
-  square2_f(ax, s, r);
-  float half_erfc = erfc_core_f(ax * 0.707106769084930419922, 0.5 * s, 0.5 * r, 0.5);
+  float e = exp2((-0.5 * xc * xc) * kF32InvLn2);
+  float half_erfc = (e * erfcx_f(abs(xc) * 0.707106769084930419922)) * 0.5;
   return x * (x >= 0.0 ? 1.0 - half_erfc : half_erfc);
 }
 
