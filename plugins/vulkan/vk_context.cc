@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "kernels/shaders.h"
+#include "pipeline_stats.h"
 #include "spirv_denorm.h"
 #include "switchyard/plugin.hpp"
 #include "vk_stream.h"
@@ -70,16 +71,18 @@ bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
          limits.maxComputeWorkGroupInvocations >= 512;
 }
 
-// Whether the row kernels may reduce with subgroup arithmetic: compute
-// stage, arithmetic operations, at most 64 subgroups per 256-wide workgroup,
-// and asked for with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1. Off by default:
-// on NVIDIA's driver (580, H100) softmax of short rows gave NaN with it and
-// rms_norm ran slower (docs/vulkan.md, "Ten barriers per reduction").
+// Whether the row kernels reduce within subgroups (shuffles) before the
+// workgroup: compute stage, basic and shuffle operations, subgroups of at
+// least 4 (so at most SY_WG / 4 of them). On by default where the device
+// has them — NVIDIA, AMD, Intel and lavapipe do — since on the H200 they
+// took f32 softmax at 8192² from 0.69–0.73 to 0.80–0.83 of the CUDA
+// plugin (docs/vulkan.md, "Ten barriers per reduction");
+// SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 keeps the shared-memory tree.
 bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
   const char* env = Env("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
-  if (env == nullptr || std::strcmp(env, "1") != 0) return false;
+  if (env != nullptr && std::strcmp(env, "0") == 0) return false;
   constexpr VkSubgroupFeatureFlags kNeed =
-      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
   return (p.subgroupSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
          (p.subgroupSupportedOperations & kNeed) == kNeed && p.subgroupSize >= 4;
 }
@@ -246,8 +249,18 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   const bool has_coop =
       HasExtension(ifn, physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  // Pipeline statistics, only when asked for (pipeline_stats.h).
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fstats{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const bool has_stats =
+      PipelineStatsWanted() &&
+      HasExtension(ifn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f11.pNext = &f12;
   f12.pNext = has_coop ? &fcoop : nullptr;
+  if (has_stats) {
+    fstats.pNext = f12.pNext;
+    f12.pNext = &fstats;
+  }
   VkPhysicalDeviceFeatures2 features{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &f11;
@@ -297,6 +310,14 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   ecoop.cooperativeMatrix = VK_TRUE;
   if (caps.nv_cooperative_matrix) e12.pNext = &ecoop;
+  const bool stats = has_stats && fstats.pipelineExecutableInfo;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR estats{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  estats.pipelineExecutableInfo = VK_TRUE;
+  if (stats) {
+    estats.pNext = e12.pNext;
+    e12.pNext = &estats;
+  }
   VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   enable.pNext = &e11;
   enable.features.shaderInt64 = caps.int64;
@@ -308,13 +329,15 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
   queue_info.queueFamilyIndex = ctx->queue_family;
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
-  const char* extensions[] = {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
+  std::vector<const char*> extensions;
+  if (caps.nv_cooperative_matrix) extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (stats) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enable;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
-  info.enabledExtensionCount = caps.nv_cooperative_matrix ? 1 : 0;
-  info.ppEnabledExtensionNames = extensions;
+  info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
   VkResult r = ifn.vkCreateDevice(physical, &info, nullptr, &ctx->device);
   if (r != VK_SUCCESS) {
     *why_not = StrCat("vkCreateDevice for ", pr.deviceName, " failed (",
@@ -330,6 +353,7 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
     return nullptr;
   }
   ctx->fn.vkGetDeviceQueue(ctx->device, ctx->queue_family, 0, &ctx->queue);
+  if (stats) LoadPipelineStats(ifn, ctx->device, &ctx->pipeline_stats);
 
   VkPhysicalDeviceMemoryProperties mem{};
   ifn.vkGetPhysicalDeviceMemoryProperties(physical, &mem);
@@ -563,6 +587,7 @@ VkPipeline Context::Pipeline(const ShaderCode& shader,
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = spec.empty() ? nullptr : &special;
   info.layout = layout;
+  info.flags = PipelineStatsFlags(pipeline_stats);
   VkPipeline pipeline = VK_NULL_HANDLE;
   const VkResult r = fn.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1,
                                                  &info, nullptr, &pipeline);
@@ -570,6 +595,11 @@ VkPipeline Context::Pipeline(const ShaderCode& shader,
     *error = VkFailure(StrCat("vkCreateComputePipelines(", shader.name, ")"),
                        *this, r);
     return VK_NULL_HANDLE;
+  }
+  if (pipeline_stats.enabled) {
+    std::string what(shader.name);
+    for (size_t i = 0; i < spec.size(); ++i) what += StrCat(i == 0 ? " [" : ",", spec[i]);
+    LogPipelineStats(pipeline_stats, device, pipeline, label, spec.empty() ? what : what + "]");
   }
   pipelines_.emplace(key, pipeline);
   return pipeline;

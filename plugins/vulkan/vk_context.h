@@ -28,6 +28,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pipeline_stats.h"
 #include "spirv_denorm.h"
 #include "vk_loader.h"
 #include "vk_memory.h"
@@ -58,9 +59,9 @@ struct Caps {
   // SWITCHYARD_VULKAN_COOPMAT_BN=128, to compare on a GPU.
   uint32_t coopmat_bn = 128;
   uint32_t subgroup_size = 1;
-  // Subgroup add/max/or in compute shaders, subgroups of at least 4: the
-  // row kernels reduce with them (norm_sg_*, shaders/norm.comp) when
-  // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 asks for it (off by default).
+  // Subgroup shuffles in compute shaders, subgroups of at least 4: the row
+  // kernels reduce with them (norm_sg_*, shaders/norm.comp) unless
+  // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 asks for the shared-memory tree.
   bool subgroup_reduce = false;
   // 512-invocation workgroups (maxComputeWorkGroupSize[0] and
   // maxComputeWorkGroupInvocations ≥ 512; Vulkan guarantees 128): f32
@@ -104,6 +105,8 @@ class Context {
   uint32_t host_memory_type = 0;             // staging: HOST_VISIBLE
   bool host_memory_coherent = true;
   VkDeviceSize non_coherent_atom = 64;
+  // SWITCHYARD_VULKAN_PIPELINE_STATS=1 where the driver can (pipeline_stats.h).
+  PipelineStats pipeline_stats;
   std::unique_ptr<DeviceMemory> memory;
 
   // vkQueueSubmit needs the queue externally synchronized.

@@ -81,11 +81,13 @@ sy_error_t* MakePipeline(std::string_view hook, Compiled& c) {
   pipe.stage.module = c.module;
   pipe.stage.pName = "main";
   pipe.layout = ctx.layout;  // push constants only, like every plugin kernel
+  pipe.flags = PipelineStatsFlags(ctx.pipeline_stats);
   const VkResult r = ctx.fn.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &pipe, nullptr, &c.pipeline);
   if (r != VK_SUCCESS) {
     c.pipeline = VK_NULL_HANDLE;
     return DeviceError(hook, VkFailure(StrCat("vkCreateComputePipelines(", c.name, ")"), ctx, r));
   }
+  LogPipelineStats(ctx.pipeline_stats, ctx.device, c.pipeline, ctx.label, c.name);
   return nullptr;
 }
 

@@ -10,17 +10,17 @@ namespace {
 using ::sy::plugin::StrCat;
 
 // The norm shader variant for the stream's device: subgroup reductions
-// where it has them (Caps::subgroup_reduce), else the shared-memory
-// reduction; `wide_row` (f32 softmax and log_softmax rows longer than
+// where it has them (Caps::subgroup_reduce, norm_sg_*), else the
+// shared-memory reduction; `wide_row` (f32 softmax and log_softmax rows longer than
 // 4096) takes 512 invocations a row where the device allows
 // (Caps::wide_rows): 16 cached values per invocation instead of 32, so
 // twice the resident invocations hide each row's reductions, as the cuda
 // plugin's 512-thread blocks for 8192-wide rows do (sdk/gpu/norm.cu).
 std::string NormShader(const Stream& stream, sy_dtype_t dtype, bool wide_row = false) {
   const Caps& caps = stream.ctx().caps;
-  if (caps.subgroup_reduce) return StrCat("norm_sg_", ShaderDtype(dtype));
-  if (wide_row && caps.wide_rows && dtype == SY_DTYPE_F32) return "norm_w512_f32";
-  return StrCat("norm_", ShaderDtype(dtype));
+  const bool wide = wide_row && caps.wide_rows && dtype == SY_DTYPE_F32;
+  if (wide) return caps.subgroup_reduce ? "norm_sg_w512_f32" : "norm_w512_f32";
+  return StrCat(caps.subgroup_reduce ? "norm_sg_" : "norm_", ShaderDtype(dtype));
 }
 
 template <bool kLog>

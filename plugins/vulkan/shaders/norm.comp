@@ -2,16 +2,16 @@
 // layer_norm (2: weight/bias optional, SY_HAS_W/SY_HAS_B), rms_norm (3).
 // x is DT0, weight/bias DT1/DT2, the output DTO (x's dtype). exp (the
 // rows' own, exp_row_f) and log in f32 (math_f32.glsl), sums in float
-// through subgroup operations (SY_SUBGROUP, opt-in) or a two-level
-// shared-memory reduction: nothing here needs shaderFloat64. SY_WG
-// invocations a row (rows.glsl): 256, or 512 in norm_w512_f32 (f32
-// softmax rows longer than 4096), each caching 8192 / SY_WG values of a
-// row.
+// through subgroup shuffles (SY_SUBGROUP, the norm_sg_* variants, where
+// the device has them) or a two-level shared-memory reduction: nothing
+// here needs shaderFloat64. SY_WG invocations a row (rows.glsl): 256, or
+// 512 in norm_w512_f32 and norm_sg_w512_f32 (f32 softmax rows longer than
+// 4096), each caching 8192 / SY_WG values of a row.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #if SY_SUBGROUP
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #endif
 #include "common.glsl"
 #include "select.glsl"
@@ -32,19 +32,22 @@ float nan_max(float m, float v) { return (v != v || m != m) ? v + m : max(m, v);
 // One value per subgroup (at least 4 wide, so at most SY_WG / 4 of them).
 shared float s_red[2][SY_WG / 4u];
 
-// Subgroup add/max, then every invocation combines the subgroups' results
-// in the same order: 1 barrier. max keeps NaN (subgroupMax need not),
-// through an OR of NaN flags. Opt-in (docs/vulkan.md, "Memory-bound
-// kernels").
+// A butterfly of XOR shuffles within each subgroup (log2 of its size
+// steps; the size is a power of two, and 256 and 512 are multiples of
+// it), then every invocation combines the subgroups' results in the same
+// order: 1 barrier. Both sides of each step add (or nan_max) the same two
+// values, so every lane ends with the same bits (but the sign of a zero
+// max, which no result sees). Shuffles, not subgroupAdd/subgroupMax: with
+// those, NVIDIA's driver (580.159) gave NaN softmax rows (docs/vulkan.md,
+// "Ten barriers per reduction"). The default where the device has
+// shuffles (Caps::subgroup_reduce).
 float block_reduce(float v, bool take_max, uint slot) {
-  float r;
-  if (take_max) {
-    bool any_nan = subgroupOr(is_nan_f(v) ? 1u : 0u) != 0u;
-    r = any_nan ? uintBitsToFloat(0x7fc00000u) : subgroupMax(v);
-  } else {
-    r = subgroupAdd(v);
+  float r = v;
+  for (uint o = gl_SubgroupSize >> 1u; o > 0u; o >>= 1u) {
+    float b = subgroupShuffleXor(r, o);
+    r = take_max ? nan_max(r, b) : r + b;
   }
-  if (subgroupElect()) s_red[slot][gl_SubgroupID] = r;
+  if (gl_SubgroupInvocationID == 0u) s_red[slot][gl_SubgroupID] = r;
   barrier();
   float t = s_red[slot][0];
   for (uint i = 1u; i < gl_NumSubgroups; ++i) {

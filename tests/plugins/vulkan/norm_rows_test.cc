@@ -2,13 +2,15 @@
 // over one dim are read once into registers (16 bytes at a time where the
 // row is f32, contiguous, aligned and a multiple of 4 long), longer rows
 // take the multi-pass loop; f32 softmax and log_softmax rows longer than
-// 4096 run 512 invocations a row (norm_w512_f32) where the device allows
+// 4096 run 512 invocations a row (norm_sg_w512_f32) where the device allows
 // (lavapipe does). softmax, log_softmax and rms_norm at 300 (a partial
 // register row, vec4), 301 (partial, one element at a time), 4100 and
 // 4101 (the same in 512-wide rows), 8192 (the last cached length) and 8193
-// (the first uncached one), against a float64 reference. The op harness
-// covers the
-// other shapes (strided rows, several normalized dims, empty rows).
+// (the first uncached one), against a float64 reference. The reductions
+// are the subgroup shuffles where the device has them; ctest runs the
+// file a second time with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 for the
+// shared-memory ones. The op harness covers the other shapes (strided
+// rows, several normalized dims, empty rows).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,9 +92,10 @@ TEST(VulkanNormRows, CachedAndUncachedRowsMatchFloat64) {
 // The conformance kit's short softmax rows (sdk/conformance/harness/
 // op_specs_norm.cc): rows of 7 with logits up to ±80, and rows of 4 with
 // -inf entries (masked: probability 0). On the H100's driver these were
-// NaN with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 (docs/vulkan.md,
-// "Memory-bound kernels"); device_run.sh's `math` step runs this test
-// with and without it.
+// NaN when the subgroup reductions used subgroupAdd/subgroupMax
+// (docs/vulkan.md, "Ten barriers per reduction"); ctest runs this file
+// again with SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 (the shared-memory
+// reduction), and device_run.sh's `math` step both ways.
 TEST(VulkanNormRows, ShortRowsWithMaskedEntries) {
   SY_SKIP_WITHOUT_VULKAN();
   Runtime& rt = *Env().runtime;

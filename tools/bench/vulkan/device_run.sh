@@ -94,14 +94,15 @@ for step in "$@"; do
       # the register cache (the online-softmax path beyond it).
       run $BIN/vulkan_plugin_test --gtest_filter='Sweep/*:Transcendentals/*:VulkanNormRows.*' \
         2>&1 | tee "$OUT/vulkan_math.log" | grep -E "ulp|^\[ +(OK|FAILED|SKIPPED|PASSED) +\]|Failure|want" | tail -40
-      # The norm rows again with the opt-in subgroup reductions, and the
-      # conformance kit's normalizations with them: on this driver softmax
-      # rows of 4 and 7 came out NaN (2026-11-27); ShortRowsWithMaskedEntries
-      # has those rows, and the failing cases' lines say which layouts.
-      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/vulkan_plugin_test \
+      # The norm rows again with the shared-memory reductions instead of
+      # the default subgroup shuffles, and the conformance kit's
+      # normalizations with them (with subgroupAdd/subgroupMax, softmax
+      # rows of 4 and 7 came out NaN on this driver, 2026-11-27;
+      # ShortRowsWithMaskedEntries has those rows).
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/vulkan_plugin_test \
         --gtest_filter='VulkanNormRows.*' 2>&1 | tee -a "$OUT/vulkan_math.log" \
         | grep -E '^\[ +(OK|FAILED) +\]|element|rows of' | head -30
-      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/switchyard-conformance \
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/switchyard-conformance \
         build/release/lib/switchyard/plugins/vulkan.json --filter 'softmax,log_softmax,*norm*' \
         2>&1 | tee "$OUT/vulkan_conformance_subgroup.log" | grep -E -A4 "FAIL" | head -40
       tail -1 "$OUT/vulkan_conformance_subgroup.log" ;;
@@ -140,10 +141,14 @@ for step in "$@"; do
       grep -E 'BM_Matmul/f16' "$OUT/bench_vulkan_matmul_bn128.txt"
       run env SWITCHYARD_VULKAN_COOPMAT=0 $BIN/bench_vulkan --benchmark_filter='BM_Matmul/f16' \
         2>&1 | tee "$OUT/bench_vulkan_matmul_tiled.txt" | grep -E 'BM_Matmul/f16'
-      # The norm rows with the opt-in subgroup reductions instead of the
-      # shared-memory tree (docs/vulkan.md, "Memory-bound kernels"), to compare.
-      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=1 $BIN/bench_vulkan \
-        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_subgroup_reduce.txt"
+      # The norm rows with the shared-memory reductions instead of the
+      # subgroup shuffles (docs/vulkan.md, "Ten barriers per reduction"),
+      # to compare; and the registers each pipeline took.
+      run env SWITCHYARD_VULKAN_PIPELINE_STATS=1 SWITCHYARD_LOG=info $BIN/bench_vulkan \
+        --benchmark_filter='Copy|gelu|softmax|rms_norm' 2>&1 | grep 'pipeline' \
+        | tee "$OUT/vulkan_pipeline_stats.txt"
+      run env SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 $BIN/bench_vulkan \
+        --benchmark_filter='Copy|softmax|rms_norm' 2>&1 | tee "$OUT/bench_vulkan_shared_reduce.txt"
       # softmax on 256-wide rows (norm_f32) instead of 512-wide
       # (norm_w512_f32, the default for rows longer than 4096), to compare.
       run env SWITCHYARD_VULKAN_WIDE_ROWS=0 $BIN/bench_vulkan \
