@@ -38,6 +38,23 @@ cp "$SRC"/tools/bench/cuda/*.py "$SRC"/tools/bench/cuda/device_run.sh "$T/tools/
 cp "$SRC"/tools/bench/fusion/device_run.sh "$SRC"/tools/bench/fusion/*.py "$T/tools/bench/fusion/"
 cp "$SRC"/tools/bench/collectives/*.sh "$SRC"/tools/bench/collectives/*.py \
    "$T/tools/bench/collectives/"
+# The Python package where the build has one (tools/bench/python/
+# device_run.sh): its files (the build's links resolved), the Python
+# benches and tests, and what rebuilds switchyard._C for the GPU machine's
+# python3 when that is another version — the binding's sources, the public
+# headers and DLPack's header, which the machine may lack.
+if [ -d "$BUILD/python/switchyard" ]; then
+  mkdir -p "$T/build/release/python" "$T/tools/bench/python" "$T/tests/api" \
+           "$T/api/python" "$T/api/src" "$T/sdk" "$T/ext/include"
+  cp -rL "$BUILD/python/switchyard" "$T/build/release/python/"
+  cp "$SRC"/tools/bench/python/* "$T/tools/bench/python/"
+  cp -r "$SRC/tests/api/python" "$T/tests/api/"
+  cp -r "$SRC/api/python/src" "$T/api/python/"
+  cp -r "$SRC/api/include" "$T/api/"
+  cp "$SRC/api/src/dlpack_v1.h" "$T/api/src/"
+  cp -r "$SRC/sdk/include" "$T/sdk/"
+  cp -r "$(dirname "$(find /usr/include -path '*/dlpack/dlpack.h' | head -1)")" "$T/ext/include/"
+fi
 # Host libraries: what the binaries and plugins link, minus the base system
 # and the CUDA toolkit's (found on the GPU machine itself), and
 # libswitchyard, packed above: a copy in syslibs/ would be found first and

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The Python package on a GPU machine (issue 18): the PyTorch interop tests
 # on CUDA (zero-copy both ways, the producer's stream respected) and
-# bench_python.py on cuda:0 beside PyTorch. Run from a tree that holds
-# build/release (lib/, lib/switchyard/plugins with the cuda plugin, and
-# python/ with switchyard._C, built for the machine's python3 — the
-# extension's file name says which), tools/bench/python and tests/api/python,
-# packed as tools/bench/cuda/pack_for_device.sh packs the rest (syslibs/).
-# Logs go to $OUT (default ./device_out).
+# bench_python.py on cuda:0 beside PyTorch. Run from a tree packed by
+# tools/bench/cuda/pack_for_device.sh from a build with the Python package
+# (build/release/python, tools/bench/python, tests/api/python, syslibs/).
+# switchyard._C is built here first when the tree's is for another python3
+# (the extension's file name says which; the device images have had 3.12
+# where Debian 12 builds 3.11), from the binding's sources the pack
+# carries. Logs go to $OUT (default ./device_out).
 #
 #   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab]
 #
@@ -18,6 +19,24 @@ mkdir -p "$OUT"
 BUILT_AT=${BUILT_AT:-/work/main}
 if [ "$ROOT" != "$BUILT_AT" ] && [ ! -e "$BUILT_AT" ]; then
   mkdir -p "$(dirname "$BUILT_AT")" && ln -s "$ROOT" "$BUILT_AT"
+fi
+if [ -e build/release/lib/libswitchyard.so.0.1.0 ]; then
+  (cd build/release/lib && ln -sf libswitchyard.so.0.1.0 libswitchyard.so.0)
+fi
+# switchyard._C for this python3, unless the tree has it: the same sources
+# and flags as api/python/CMakeLists.txt, against libswitchyard's C API.
+PKG=build/release/python/switchyard
+SUFFIX=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+if [ ! -e "$PKG/_C$SUFFIX" ] && [ -d api/python/src ]; then
+  PYINC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  EXT_OBJ=$(mktemp -d)
+  for f in api/python/src/*.cc; do
+    g++ -O2 -fPIC -fvisibility=hidden -std=c++20 -I. -Iapi/include -Isdk/include -Iext/include \
+      -isystem "$PYINC" -c "$f" -o "$EXT_OBJ/$(basename "$f" .cc).o" &
+  done
+  wait
+  g++ -shared "$EXT_OBJ"/*.o -Lbuild/release/lib -l:libswitchyard.so.0 -ldl -o "$PKG/_C$SUFFIX" \
+    && echo "built $PKG/_C$SUFFIX for $(python3 --version)" | tee "$OUT/ext.txt"
 fi
 CUBLAS=$(dirname "$(find /usr/local/cuda* /usr/lib /opt -name 'libcublasLt.so.13*' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH="$ROOT/syslibs:$ROOT/build/release/lib:$CUBLAS"
