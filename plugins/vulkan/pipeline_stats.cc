@@ -1,7 +1,5 @@
 #include "pipeline_stats.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "switchyard/plugin.hpp"
@@ -9,15 +7,6 @@
 namespace sy::vulkan {
 
 using ::sy::plugin::StrCat;
-
-bool PipelineStatsWanted() {
-#if defined(__GLIBC__)
-  const char* env = secure_getenv("SWITCHYARD_VULKAN_PIPELINE_STATS");
-#else
-  const char* env = std::getenv("SWITCHYARD_VULKAN_PIPELINE_STATS");
-#endif
-  return env != nullptr && std::strcmp(env, "1") == 0;
-}
 
 bool LoadPipelineStats(const InstanceFns& ifn, VkDevice device, PipelineStats* stats) {
   stats->properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(

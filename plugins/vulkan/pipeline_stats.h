@@ -25,9 +25,6 @@ struct PipelineStats {
   PFN_vkGetPipelineExecutableStatisticsKHR statistics = nullptr;
 };
 
-// Whether SWITCHYARD_VULKAN_PIPELINE_STATS=1 asks for the statistics.
-bool PipelineStatsWanted();
-
 // Loads the two entry points of an enabled extension; false (and
 // `enabled` stays false) when the driver lacks one.
 bool LoadPipelineStats(const InstanceFns& ifn, VkDevice device, PipelineStats* stats);

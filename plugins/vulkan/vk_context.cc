@@ -249,11 +249,13 @@ std::unique_ptr<Context> OpenDevice(VkPhysicalDevice physical, int32_t index,
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   const bool has_coop =
       HasExtension(ifn, physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  // Pipeline statistics, only when asked for (pipeline_stats.h).
+  // Pipeline statistics, only when SWITCHYARD_VULKAN_PIPELINE_STATS=1 asks
+  // (pipeline_stats.h).
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fstats{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const char* want_stats = Env("SWITCHYARD_VULKAN_PIPELINE_STATS");
   const bool has_stats =
-      PipelineStatsWanted() &&
+      want_stats != nullptr && std::strcmp(want_stats, "1") == 0 &&
       HasExtension(ifn, physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   f11.pNext = &f12;
   f12.pNext = has_coop ? &fcoop : nullptr;

@@ -11,8 +11,8 @@ using ::sy::plugin::StrCat;
 
 // The norm shader variant for the stream's device: subgroup reductions
 // where it has them (Caps::subgroup_reduce, norm_sg_*), else the
-// shared-memory reduction; `wide_row` (f32 softmax and log_softmax rows longer than
-// 4096) takes 512 invocations a row where the device allows
+// shared-memory reduction; `wide_row` (f32 softmax and log_softmax rows
+// longer than 4096) takes 512 invocations a row where the device allows
 // (Caps::wide_rows): 16 cached values per invocation instead of 32, so
 // twice the resident invocations hide each row's reductions, as the cuda
 // plugin's 512-thread blocks for 8192-wide rows do (sdk/gpu/norm.cu).
