@@ -75,8 +75,8 @@ bool HasWideRows(const VkPhysicalDeviceLimits& limits) {
 // workgroup: compute stage, basic and shuffle operations, subgroups of at
 // least 4 (so at most SY_WG / 4 of them). On by default where the device
 // has them — NVIDIA, AMD, Intel and lavapipe do — since on the H200 they
-// took f32 softmax at 8192² from 0.69–0.73 to 0.80–0.83 of the CUDA
-// plugin (docs/vulkan.md, "Ten barriers per reduction");
+// took f32 softmax at 8192² from 0.69–0.73 to about 0.80 (0.75–0.84) of
+// the CUDA plugin (docs/vulkan.md, "Ten barriers per reduction");
 // SWITCHYARD_VULKAN_SUBGROUP_REDUCE=0 keeps the shared-memory tree.
 bool HasSubgroupReduce(const VkPhysicalDeviceVulkan11Properties& p) {
   const char* env = Env("SWITCHYARD_VULKAN_SUBGROUP_REDUCE");
