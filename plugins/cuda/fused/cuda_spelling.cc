@@ -1,9 +1,9 @@
 // How the CUDA code generator spells IR values in CUDA C (cuda_spelling.h).
 #include "fused/cuda_spelling.h"
 
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 
 #include "switchyard/plugin/fused_ir.hpp"
 
@@ -80,13 +80,10 @@ std::string Intermediate(sy_dtype_t d, const std::string& v) {
 std::string Literal(double imm, bool wide) {
   char text[64];
   if (wide) {
-    uint64_t bits;
-    std::memcpy(&bits, &imm, 8);
+    const uint64_t bits = std::bit_cast<uint64_t>(imm);
     std::snprintf(text, sizeof(text), "__longlong_as_double(0x%016" PRIx64 "LL)", bits);
   } else {
-    const float f = static_cast<float>(imm);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
+    const uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(imm));
     std::snprintf(text, sizeof(text), "__int_as_float(0x%08" PRIx32 ")", bits);
   }
   return text;

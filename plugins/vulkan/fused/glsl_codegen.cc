@@ -1,8 +1,8 @@
 #include "fused/glsl_codegen.h"
 
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
 #include <set>
 #include <vector>
 
@@ -134,14 +134,11 @@ std::string Lit(int64_t v) { return std::to_string(v) + "u"; }
 std::string Literal(double imm, bool wide) {
   char text[96];
   if (wide) {
-    uint64_t bits;
-    std::memcpy(&bits, &imm, 8);
+    const uint64_t bits = std::bit_cast<uint64_t>(imm);
     std::snprintf(text, sizeof(text), "packDouble2x32(uvec2(0x%08" PRIx32 "u, 0x%08" PRIx32 "u))",
                   static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32));
   } else {
-    const float f = static_cast<float>(imm);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
+    const uint32_t bits = std::bit_cast<uint32_t>(static_cast<float>(imm));
     std::snprintf(text, sizeof(text), "uintBitsToFloat(0x%08" PRIx32 "u)", bits);
   }
   return text;
