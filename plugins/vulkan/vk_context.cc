@@ -598,10 +598,11 @@ VkPipeline Context::Pipeline(const ShaderCode& shader,
                        *this, r);
     return VK_NULL_HANDLE;
   }
-  if (pipeline_stats.enabled) {
+  if (pipeline_stats.enabled) {  // "norm_f32 [3,1,0]": the shader and its constants
     std::string what(shader.name);
     for (size_t i = 0; i < spec.size(); ++i) what += StrCat(i == 0 ? " [" : ",", spec[i]);
-    LogPipelineStats(pipeline_stats, device, pipeline, label, spec.empty() ? what : what + "]");
+    if (!spec.empty()) what += "]";
+    LogPipelineStats(pipeline_stats, device, pipeline, label, what);
   }
   pipelines_.emplace(key, pipeline);
   return pipeline;

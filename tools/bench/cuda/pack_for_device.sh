@@ -53,7 +53,13 @@ if [ -d "$BUILD/python/switchyard" ]; then
   cp -r "$SRC/api/include" "$T/api/"
   cp "$SRC/api/src/dlpack_v1.h" "$T/api/src/"
   cp -r "$SRC/sdk/include" "$T/sdk/"
-  cp -r "$(dirname "$(find /usr/include -path '*/dlpack/dlpack.h' | head -1)")" "$T/ext/include/"
+  dlpack=$(find /usr/include -path '*/dlpack/dlpack.h' | head -1)
+  if [ -n "$dlpack" ]; then
+    cp -r "$(dirname "$dlpack")" "$T/ext/include/"
+  else
+    echo "pack_for_device.sh: no dlpack/dlpack.h under /usr/include (apt-get install" \
+      "libdlpack-dev): switchyard._C cannot be rebuilt on the GPU machine from this pack" >&2
+  fi
 fi
 # Host libraries: what the binaries and plugins link, minus the base system
 # and the CUDA toolkit's (found on the GPU machine itself), and

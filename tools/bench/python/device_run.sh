@@ -35,8 +35,14 @@ if [ ! -e "$PKG/_C$SUFFIX" ] && [ -d api/python/src ]; then
       -isystem "$PYINC" -c "$f" -o "$EXT_OBJ/$(basename "$f" .cc).o" &
   done
   wait
-  g++ -shared "$EXT_OBJ"/*.o -Lbuild/release/lib -l:libswitchyard.so.0 -ldl -o "$PKG/_C$SUFFIX" \
-    && echo "built $PKG/_C$SUFFIX for $(python3 --version)" | tee "$OUT/ext.txt"
+  if g++ -shared "$EXT_OBJ"/*.o -Lbuild/release/lib -l:libswitchyard.so.0 -ldl \
+       -o "$PKG/_C$SUFFIX"; then
+    echo "built $PKG/_C$SUFFIX for $(python3 --version)" | tee "$OUT/ext.txt"
+  else
+    echo "device_run.sh: could not build $PKG/_C$SUFFIX for $(python3 --version): it needs" \
+      "g++ and python3's headers ($PYINC/Python.h) — the compiler's errors are above;" \
+      "the Python steps will not import switchyard" | tee "$OUT/ext.txt" >&2
+  fi
 fi
 CUBLAS=$(dirname "$(find /usr/local/cuda* /usr/lib /opt -name 'libcublasLt.so.13*' 2>/dev/null | head -1)")
 export LD_LIBRARY_PATH="$ROOT/syslibs:$ROOT/build/release/lib:$CUBLAS"
