@@ -410,7 +410,8 @@ sy_error_t* ConvReluShape(const sy_shape_call_t* call) {
   });
 }
 
-// The variants of the cuDNN kernels: heuristic choice 0..n-1.
+// The variants of the cuDNN kernels: heuristic choices, then the plugin's
+// implicit GEMM (conv2d.h).
 struct Variants {
   int32_t configs[kConv2dVariants];
   std::string names[kConv2dVariants];
@@ -418,7 +419,8 @@ struct Variants {
   Variants() {
     for (int i = 0; i < kConv2dVariants; ++i) {
       configs[i] = i;
-      names[i] = StrCat("cudnn_heuristic", i);
+      names[i] = i == kConv2dImplicitGemmVariant ? std::string("implicit_gemm")
+                                                  : StrCat("cudnn_heuristic", i);
       variants[i] = {sizeof(sy_kernel_variant_t), nullptr, names[i].c_str(),
                      &configs[i], sizeof(int32_t)};
     }

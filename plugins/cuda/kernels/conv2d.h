@@ -64,6 +64,10 @@
 // captured gets the plain execute, which its own capture records. Plugin
 // option conv2d_graphs (default on) turns graphs off.
 //
+// The plugin's own implicit-GEMM kernel (conv2d_implicit_gemm.h) for 16-bit
+// problems with few input channels (the stem) is timed beside the engines
+// in the measured pick and kept in the same cache entry when it wins.
+//
 // Thread safety: kernels are stateless sy_kernel_fns; the plan cache is
 // mutex-guarded, plans are shared and executed under the device's cuDNN
 // handle lease (cudnn_library.h); a plan's graphs are guarded by their own
@@ -77,8 +81,14 @@
 
 namespace sy::cuda {
 
-// Number of heuristic variants conv2d registers (cudnn_heuristic0..3).
-inline constexpr int kConv2dVariants = 4;
+// The variants conv2d registers for the autotuner: cuDNN's heuristic
+// choices 0..3 (cudnn_heuristic0..3), then the plugin's implicit-GEMM
+// kernel (implicit_gemm, Note [Implicit GEMM conv] in
+// conv2d_implicit_gemm.h), which runs the measured pick where the kernel
+// does not take the problem.
+inline constexpr int kConv2dHeuristicVariants = 4;
+inline constexpr int kConv2dImplicitGemmVariant = kConv2dHeuristicVariants;
+inline constexpr int kConv2dVariants = kConv2dHeuristicVariants + 1;
 // The options' defaults (the plugin's option table says them as text):
 // the plan cache's capacity (problems), graphs on, reduced precision off.
 inline constexpr int kConv2dPlanCacheDefault = 256;

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "cuda_util.h"
+#include "kernels/conv2d.h"
 #include "kernels/conv2d_graphs.h"
+#include "kernels/conv2d_implicit_gemm.h"
 #include "kernels/cudnn_graph.h"
 #include "kernels/gpu_spin.h"
 #include "switchyard/plugin.hpp"
@@ -34,6 +36,8 @@ constexpr int64_t kUidX = 1, kUidW = 2, kUidY = 3, kUidBias = 4, kUidConv = 5,
 // use (larger ones are skipped, as cudnn.benchmark caps its own).
 constexpr int kMaxTimed = 24;
 constexpr int64_t kMaxWorkspace = int64_t{256} << 20;
+// The plugin's own kernel as the search's reports name it.
+constexpr std::string_view kOwnKernel = "the plugin's implicit GEMM";
 
 cudnnDataType_t IoType(int32_t dtype) {
   switch (dtype) {
@@ -58,6 +62,29 @@ void OutputDims(const ConvKey& k, int64_t* y) {
     const int64_t span = k.dilation[d] * (k.w[2 + d] - 1) + 1;
     y[2 + d] = (k.x[2 + d] + 2 * k.padding[d] - span) / k.stride[d] + 1;
   }
+}
+
+// The implicit-GEMM kernel's view of the problem; false when the kernel
+// does not take it (conv2d_implicit_gemm.h).
+bool OwnArgs(const ConvKey& k, const ConvPointers& ptrs, ImplicitGemmConvArgs* a) {
+  a->dtype = k.dtype;
+  a->nhwc = k.nhwc != 0;
+  a->relu = k.relu != 0;
+  a->x = ptrs.x;
+  a->w = ptrs.w;
+  a->bias = k.bias != 0 ? ptrs.bias : nullptr;
+  a->y = ptrs.y;
+  for (int d = 0; d < 4; ++d) {
+    a->x_shape[d] = k.x[d];
+    a->w_shape[d] = k.w[d];
+  }
+  OutputDims(k, a->y_shape);
+  for (int d = 0; d < 2; ++d) {
+    a->stride[d] = k.stride[d];
+    a->padding[d] = k.padding[d];
+    a->dilation[d] = k.dilation[d];
+  }
+  return ImplicitGemmConvTakes(*a);
 }
 
 std::string Describe(const ConvKey& k) {
@@ -88,10 +115,12 @@ struct KeyEq {
   }
 };
 
-// A cached outcome: a plan and its CUDA graphs, or why there is none.
+// A cached outcome: a plan and its CUDA graphs, the plugin's own kernel
+// (Note [Implicit GEMM conv]), or why there is neither.
 struct Outcome {
   std::shared_ptr<const CudnnPlan> plan;
   std::shared_ptr<ConvGraphs> graphs;  // with a plan
+  bool own = false;  // the implicit-GEMM kernel won the measured pick
   sy_status_code_t code = SY_STATUS_OK;
   std::string error;
 };
@@ -121,9 +150,10 @@ class PlanCache {
       capacity = capacity_;
     }
     Debug(StrCat("built the plan of ", Describe(key), ": ",
-                 outcome.plan ? StrCat(outcome.plan->engine, ", ",
-                                       outcome.plan->workspace, " bytes of workspace")
-                              : StrCat("none (", outcome.error, ")"),
+                 outcome.own    ? std::string(kOwnKernel)
+                 : outcome.plan ? StrCat(outcome.plan->engine, ", ",
+                                         outcome.plan->workspace, " bytes of workspace")
+                                : StrCat("none (", outcome.error, ")"),
                  "; ", size, " of ", capacity, " problems cached"));
     for (const std::string& e : evicted) {
       Debug(StrCat("evicted the least recently used plan (", e, ")"));
@@ -284,7 +314,8 @@ sy_error_t* Execute(const CudnnBuilder& b, cudnnHandle_t handle,
                      std::span<void* const>(pointers, n), workspace);
 }
 
-// The fastest of `plans` when calls stream back to back: each plan's
+// The fastest of `plans` and, when `own` is given, the plugin's own kernel
+// (*best == plans.size()) when calls stream back to back: each plan's
 // cost is the larger of its GPU time and the host time to enqueue it
 // (cudnnBackendExecute's own work: some engines launch several kernels),
 // since a stream of calls runs at the slower of the two. Large problems
@@ -306,8 +337,8 @@ sy_error_t* Execute(const CudnnBuilder& b, cudnnHandle_t handle,
 sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
                     const gpu::Stream& stream, Scratch& scratch,
                     std::vector<std::unique_ptr<CudnnPlan>>& plans,
-                    const ConvKey& k, const ConvPointers& ptrs, size_t* best,
-                    std::string* report) {
+                    const ImplicitGemmConvArgs* own, const ConvKey& k,
+                    const ConvPointers& ptrs, size_t* best, std::string* report) {
   int64_t most = 0;
   for (const auto& p : plans) most = std::max(most, p->workspace);
   void* workspace = nullptr;
@@ -320,11 +351,15 @@ sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
   sy_error_t* error = CudaError(cudaEventCreate(&end), "cuda plugin: conv2d",
                                 "creating a timing event failed");
   float best_ms = -1;
-  for (size_t i = 0; i < plans.size() && error == nullptr; ++i) {
+  const size_t candidates = plans.size() + (own != nullptr ? 1 : 0);
+  for (size_t i = 0; i < candidates && error == nullptr; ++i) {
     constexpr int kBursts = 2, kRuns = 3;
     constexpr int64_t kSpinNs = 300'000;  // > 3 enqueues of the slowest engines (~30 µs)
     float gpu = std::numeric_limits<float>::infinity(), host = gpu;
+    const bool is_own = i == plans.size();
+    const std::string_view name = is_own ? kOwnKernel : plans[i]->engine;
     const auto run = [&] {
+      if (is_own) return LaunchImplicitGemmConv(*own, stream.stream) == cudaSuccess;
       sy_error_t* e = Execute(b, handle, *plans[i], k, ptrs, workspace);
       DropError(e);
       return e == nullptr;
@@ -349,11 +384,11 @@ sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
     if (!ok) (void)cudaStreamSynchronize(stream.stream);
     (void)cudaGetLastError();
     if (!ok) {
-      *report += StrCat(plans[i]->engine, " failed; ");
+      *report += StrCat(name, " failed; ");
       continue;
     }
     const float cost = k.graphs != 0 ? gpu : std::max(gpu, host);
-    *report += StrCat(plans[i]->engine, " ", gpu, " ms (enqueue ", host, " ms); ");
+    *report += StrCat(name, " ", gpu, " ms (enqueue ", host, " ms); ");
     if (best_ms < 0 || cost < best_ms) {
       best_ms = cost;
       *best = i;
@@ -363,7 +398,7 @@ sy_error_t* Fastest(const CudnnBuilder& b, cudnnHandle_t handle,
   if (end != nullptr) cudaEventDestroy(end);
   if (error == nullptr && best_ms < 0) {
     error = MakeError(SY_STATUS_UNIMPLEMENTED,
-                      StrCat("cuda plugin: conv2d: no cuDNN engine ran ",
+                      StrCat("cuda plugin: conv2d: no engine ran ",
                              Describe(k), " (", *report,
                              "); run conv2d on cpu"));
   }
@@ -390,11 +425,25 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
               const ConvPointers& ptrs, std::string_view op) {
   CudnnBuilder b(lib, op);
   Outcome out;
+  // The plugin's own kernel joins the measured pick where it takes the
+  // problem, and runs it alone where cuDNN cannot. Variant implicit_gemm
+  // asks for it, and is the measured pick where it does not take the
+  // problem.
+  const bool ask_own = k.variant == kConv2dImplicitGemmVariant;
+  const int heuristic = ask_own ? -1 : k.variant;
+  ImplicitGemmConvArgs own_args;
+  const bool own = heuristic < 0 && OwnArgs(k, ptrs, &own_args);
+  if (ask_own && own) {
+    out.own = true;
+    return out;
+  }
   // A failure of the builder: its text stays in the builder (an error
   // object cannot be kept in the cache). Anything but running out of
   // memory means cuDNN cannot take the problem: UNIMPLEMENTED.
   const auto fail = [&](sy_error_t* e, std::string_view what) {
     DropError(e);
+    out.own = own;
+    if (own) return out;
     out.code = b.last_code() == SY_STATUS_RESOURCE_EXHAUSTED
                    ? SY_STATUS_RESOURCE_EXHAUSTED
                    : SY_STATUS_UNIMPLEMENTED;
@@ -421,7 +470,7 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
     refused = kF32Accumulate;
   }
   std::vector<CudnnDesc> configs;
-  const int wanted = k.variant >= 0 ? 64 : kMaxTimed;
+  const int wanted = heuristic >= 0 ? 64 : kMaxTimed;
   if (sy_error_t* e = EngineConfigs(b, handle, graph, refused, wanted, &configs)) {
     return fail(e, "the engine heuristics");
   }
@@ -440,8 +489,12 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
       continue;
     }
     plans.push_back(std::move(plan));
-    if (k.variant >= 0 && static_cast<int>(plans.size()) > k.variant) break;
-    if (k.variant < 0 && static_cast<int>(plans.size()) >= kMaxTimed) break;
+    if (heuristic >= 0 && static_cast<int>(plans.size()) > heuristic) break;
+    if (heuristic < 0 && static_cast<int>(plans.size()) >= kMaxTimed) break;
+  }
+  if (plans.empty() && own) {
+    out.own = true;
+    return out;
   }
   if (plans.empty()) {
     out.code = SY_STATUS_UNIMPLEMENTED;
@@ -451,21 +504,28 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
     return out;
   }
   size_t chosen = plans.size() - 1;
-  if (k.variant < 0) {
+  if (heuristic < 0) {
     chosen = 0;
-    if (plans.size() > 1) {
+    if (plans.size() + (own ? 1 : 0) > 1) {
       std::string report;
-      if (sy_error_t* e = Fastest(b, handle, stream, scratch, plans, k, ptrs,
-                                  &chosen, &report)) {
+      if (sy_error_t* e = Fastest(b, handle, stream, scratch, plans,
+                                  own ? &own_args : nullptr, k, ptrs, &chosen,
+                                  &report)) {
         DropError(e);
         out.code = SY_STATUS_UNIMPLEMENTED;
-        out.error = StrCat("no cuDNN engine ran ", Describe(k), " (", report, ")");
+        out.error = StrCat("no engine ran ", Describe(k), " (", report, ")");
         return out;
       }
       plugin::Log(plugin::Host(), nullptr, SY_LOG_DEBUG,
                   StrCat("cuda plugin: conv2d: timed ", Describe(k), ": ", report,
-                         "chose ", plans[chosen]->engine));
+                         "chose ",
+                         chosen == plans.size() ? kOwnKernel
+                                                : std::string_view(plans[chosen]->engine)));
     }
+  }
+  if (chosen == plans.size()) {
+    out.own = true;
+    return out;
   }
   out.plan = std::shared_ptr<const CudnnPlan>(std::move(plans[chosen]));
   return out;
@@ -489,6 +549,13 @@ sy_error_t* RunConvPlan(const CudnnLibrary& lib, CudnnHandleLease& lease,
     if (outcome.plan != nullptr || outcome.code != SY_STATUS_RESOURCE_EXHAUSTED) {
       Cache().Insert(key, outcome);
     }
+  }
+  if (outcome.own) {
+    ImplicitGemmConvArgs args;
+    (void)OwnArgs(key, ptrs, &args);  // it took the key's problem when built
+    return CudaError(LaunchImplicitGemmConv(args, stream.stream),
+                     StrCat("cuda plugin: ", op),
+                     "launching the implicit-GEMM convolution failed");
   }
   if (outcome.plan == nullptr) {
     if (outcome.code == SY_STATUS_UNIMPLEMENTED) {

@@ -23,7 +23,8 @@ struct ConvKey {
   int32_t nhwc = 0;      // 1: every operand channels-last, else NCHW
   int32_t bias = 0;      // 1: a bias [K] at unit stride
   int32_t relu = 0;
-  int32_t variant = -1;  // -1: measured pick; k: k-th heuristic choice
+  int32_t variant = -1;  // -1: measured pick; k < 4: k-th heuristic choice;
+                         // 4: the implicit-GEMM kernel where it takes the problem
   int32_t reduced = 0;   // 1: engines with REDUCED_PRECISION_REDUCTION too
   int32_t graphs = 0;    // 1: replayed as CUDA graphs (picked by GPU time)
   int64_t x[4] = {};     // N C H W

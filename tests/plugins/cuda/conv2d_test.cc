@@ -2,7 +2,8 @@
 // against a float64 reference on the host: groups, stride, padding,
 // dilation and bias together; depthwise; inputs that are views (permuted,
 // sliced); channels-last inputs and output; a strided output; an empty
-// batch; cuda::conv2d_relu; each heuristic variant; the plan cache's hits
+// batch; cuda::conv2d_relu; each variant, the plugin's implicit GEMM on
+// the shapes its tiles meet at their edges; the plan cache's hits
 // and evictions (its debug log); CUDA graph replays; the reduced-precision
 // option; and a bad call's error. f32 must be
 // FP32-exact (no TF32): its bound is the f32 GEMMs' one. Inputs are random.
@@ -320,46 +321,56 @@ TEST_P(CudaConv2dTest, Conv2dReluFusesBiasAndRelu) {
   }
 }
 
+// An NHWC tensor seen as NCHW (a permuted view: channels-last storage).
+Tensor ToNchw(const Tensor& t) {
+  Runtime& rt = *Env().runtime;
+  return rt.Call(rt.FindOp("permute").value(), {t},
+                 {Attr(std::vector<int64_t>{0, 3, 1, 2})}).value()[0];
+}
+
+// The host copy, in NCHW order, of an NHWC upload of shape [n, hh, ww, c].
+Host NchwHost(const Host& h, int64_t n, int64_t hh, int64_t ww, int64_t c) {
+  Host out;
+  out.shape = {n, c, hh, ww};
+  out.values.resize(h.values.size());
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t i = 0; i < hh; ++i)
+      for (int64_t j = 0; j < ww; ++j)
+        for (int64_t k = 0; k < c; ++k)
+          out.values[((a * c + k) * hh + i) * ww + j] = h.values[((a * hh + i) * ww + j) * c + k];
+  return out;
+}
+
 // x, weight and the output all channels-last (NHWC storage seen as NCHW):
 // cuDNN reads and writes them in place.
 TEST_P(CudaConv2dTest, ChannelsLastInputsAndOutput) {
   const sy_dtype_t dtype = GetParam();
   Runtime& rt = *Env().runtime;
-  const auto to_nchw = [&](const Tensor& t) {
-    return rt.Call(rt.FindOp("permute").value(), {t},
-                   {Attr(std::vector<int64_t>{0, 3, 1, 2})}).value()[0];
-  };
-  // Host copies in NCHW order of NHWC uploads.
-  const auto nchw_host = [](const Host& h, int64_t n, int64_t hh, int64_t ww, int64_t c) {
-    Host out;
-    out.shape = {n, c, hh, ww};
-    out.values.resize(h.values.size());
-    for (int64_t a = 0; a < n; ++a)
-      for (int64_t i = 0; i < hh; ++i)
-        for (int64_t j = 0; j < ww; ++j)
-          for (int64_t k = 0; k < c; ++k)
-            out.values[((a * c + k) * hh + i) * ww + j] = h.values[((a * hh + i) * ww + j) * c + k];
-    return out;
-  };
   Host xs, ws, b;
   Tensor sx = Upload(dtype, {4, 10, 10, 32}, 171, &xs);  // N H W C
   Tensor sw = Upload(dtype, {64, 3, 3, 32}, 172, &ws);   // K R S C
   Tensor tb = Upload(dtype, {64}, 173, &b);
-  const Host x = nchw_host(xs, 4, 10, 10, 32), w = nchw_host(ws, 64, 3, 3, 32);
+  const Host x = NchwHost(xs, 4, 10, 10, 32), w = NchwHost(ws, 64, 3, 3, 32);
   Conv c;
   c.padding[0] = c.padding[1] = 1;
   c.stride[1] = 2;
   std::vector<int64_t> shape;
   const std::vector<double> want = Reference(x, w, &b, c, &shape);
   Tensor storage = rt.Empty(*Env().cuda, dtype, {shape[0], shape[2], shape[3], shape[1]}).value();
-  Tensor y = to_nchw(storage);
-  absl::Status st = rt.CallOut(Op(), {to_nchw(sx), to_nchw(sw), tb}, c.Attrs(), {y});
+  Tensor y = ToNchw(storage);
+  absl::Status st = rt.CallOut(Op(), {ToNchw(sx), ToNchw(sw), tb}, c.Attrs(), {y});
   ASSERT_TRUE(st.ok()) << st;
   EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
 }
 
-// Each heuristic variant (the autotuner's candidates) computes the same.
-TEST_P(CudaConv2dTest, EveryHeuristicVariant) {
+// The variants conv2d registers: cudnn_heuristic0..3 and implicit_gemm.
+constexpr int kVariants = 5;
+constexpr int kImplicitGemmVariant = 4;
+
+// Each variant (the autotuner's candidates) computes the same; with 24
+// input channels implicit_gemm is the measured pick (the kernel takes at
+// most 16; ImplicitGemmTileEdges below runs it).
+TEST_P(CudaConv2dTest, EveryVariant) {
   const sy_dtype_t dtype = GetParam();
   if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
   Runtime& rt = *Env().runtime;
@@ -372,7 +383,7 @@ TEST_P(CudaConv2dTest, EveryHeuristicVariant) {
   const std::string d(plugin::DtypeName(dtype));
   const std::string kernel = "cuda::conv2d." + d + "." + d + ".none";
   const std::vector<Attr> attrs = c.Attrs();
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < kVariants; ++variant) {
     SCOPED_TRACE("variant " + std::to_string(variant));
     const Tensor none;
     const Tensor* in[3] = {&tx, &tw, nullptr};
@@ -385,6 +396,90 @@ TEST_P(CudaConv2dTest, EveryHeuristicVariant) {
     absl::Status st = rt.Execute(Op(), args);
     ASSERT_TRUE(st.ok()) << st;
     EXPECT_LT(RelativeError(Download(produced[0]), want), Tolerance(dtype));
+  }
+}
+
+// One implicit_gemm problem: x [N C H W] (NHWC storage when `nhwc`, the
+// weight and output too), weight [K C R S], bias, `relu` through
+// cuda::conv2d_relu.
+struct GemmCase {
+  const char* name;
+  std::vector<int64_t> x, w;
+  Conv conv;
+  bool nhwc = false;
+  bool relu = false;
+};
+
+// The implicit GEMM's tile edges (Note [Implicit GEMM conv]): ResNet's
+// stem with rows of 150 output pixels (a full tile and a partial one)
+// written with scalar stores (OW % 8 != 0 in NCHW); 70 channels (a full
+// channel tile and 6 of the next, scalar stores in NHWC); rows of 264
+// (16-byte stores, three tiles); dilation, uneven padding and strides;
+// ReLU; and a reduction of 400, past the kernel, which the variant hands
+// to the measured pick.
+TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
+  const sy_dtype_t dtype = GetParam();
+  if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
+  Runtime& rt = *Env().runtime;
+  Conv stem;
+  stem.stride[0] = stem.stride[1] = 2;
+  stem.padding[0] = stem.padding[1] = 3;
+  Conv edges;
+  edges.padding[0] = 1;
+  edges.padding[1] = 2;
+  edges.dilation[0] = 2;
+  Conv strided;
+  strided.stride[0] = 3;
+  strided.stride[1] = 2;
+  strided.padding[1] = 1;
+  const GemmCase cases[] = {
+      {"stem NCHW", {2, 3, 20, 300}, {64, 3, 7, 7}, stem},
+      {"stem NHWC", {2, 3, 20, 300}, {64, 3, 7, 7}, stem, true},
+      {"70 channels NCHW 264 wide", {1, 5, 9, 262}, {70, 5, 3, 3}, edges},
+      {"70 channels NHWC relu", {2, 5, 11, 140}, {70, 5, 3, 3}, edges, true, true},
+      {"strided relu", {3, 16, 13, 60}, {24, 16, 1, 3}, strided, false, true},
+      {"reduction 400", {1, 16, 8, 8}, {8, 16, 5, 5}, Conv(), true},
+  };
+  const std::string d(plugin::DtypeName(dtype));
+  uint32_t seed = 191;
+  for (const GemmCase& gc : cases) {
+    SCOPED_TRACE(gc.name);
+    const int64_t n = gc.x[0], c = gc.x[1], h = gc.x[2], w = gc.x[3];
+    const int64_t k = gc.w[0], r = gc.w[2], s = gc.w[3];
+    Host x, wt, b;
+    Tensor tx, tw;
+    if (gc.nhwc) {
+      Host xs, ws;
+      tx = ToNchw(Upload(dtype, {n, h, w, c}, seed++, &xs));
+      tw = ToNchw(Upload(dtype, {k, r, s, c}, seed++, &ws));
+      x = NchwHost(xs, n, h, w, c);
+      wt = NchwHost(ws, k, r, s, c);
+    } else {
+      tx = Upload(dtype, gc.x, seed++, &x);
+      tw = Upload(dtype, gc.w, seed++, &wt);
+    }
+    Tensor tb = Upload(dtype, {k}, seed++, &b);
+    std::vector<int64_t> shape;
+    std::vector<double> want = Reference(x, wt, &b, gc.conv, &shape);
+    if (gc.relu) want = Relu(std::move(want));
+    Tensor y = gc.nhwc ? ToNchw(rt.Empty(*Env().cuda, dtype,
+                                         {shape[0], shape[2], shape[3], shape[1]})
+                                    .value())
+                       : rt.Empty(*Env().cuda, dtype, shape).value();
+    const std::vector<Attr> attrs = gc.conv.Attrs();
+    const Tensor* in[3] = {&tx, &tw, &tb};
+    const Tensor* out[1] = {&y};
+    CallArgs args;
+    args.inputs = absl::MakeConstSpan(in);
+    args.attrs = absl::Span<const sy_attr_t>(attrs.data(), attrs.size());
+    args.outputs = absl::MakeConstSpan(out);
+    const std::string kernel =
+        (gc.relu ? "cuda::conv2d_relu." : "cuda::conv2d.") + d + "." + d + "." + d;
+    args.route = RouteRequest::Kernel(kernel, kImplicitGemmVariant);
+    const OpHandle op = gc.relu ? rt.FindOp("cuda::conv2d_relu").value() : Op();
+    absl::Status st = rt.Execute(op, args);
+    ASSERT_TRUE(st.ok()) << st;
+    EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
   }
 }
 
