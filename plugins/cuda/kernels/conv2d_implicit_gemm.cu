@@ -179,7 +179,14 @@ __global__ void __launch_bounds__(kThreads)
   const uint16_t* x = static_cast<const uint16_t*>(p.x);
   T* y = static_cast<T*>(p.y);
   const int n_valid = p.k - k0 < kBN ? p.k - k0 : kBN;
-  for (int tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+  // Each block walks a run of consecutive tiles: neighbouring output rows
+  // read mostly the same input rows (5 of 7 for the stem), which the last
+  // tile left in L1. Striding by the grid instead read every patch from
+  // L2, and NHWC f16 conv1 ran 6–8 % slower.
+  const int per_block = (p.tiles + gridDim.x - 1) / gridDim.x;
+  const int first = blockIdx.x * per_block;
+  const int last = first + per_block < p.tiles ? first + per_block : p.tiles;
+  for (int tile = first; tile < last; ++tile) {
     const int row = tile / p.ow_tiles;  // n·OH + oh
     const int ow0 = (tile - row * p.ow_tiles) * kBM;
     const int oh = row % p.oh, n = row / p.oh;

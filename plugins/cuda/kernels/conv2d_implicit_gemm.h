@@ -9,9 +9,10 @@
 // output channels and K the C·kH·kW products, f32 accumulation, bias and
 // ReLU on the accumulator, one rounding to the output dtype — the
 // numerics the plugin holds its cuDNN engines to. A thread block owns a
-// channel tile of 64 and walks tiles of 128 consecutive output pixels of
-// one output row (persistent blocks, so the weight tile is loaded once per
-// block): it stages the input patch those pixels read (zeros where
+// channel tile of 64 and walks a run of consecutive tiles, each 128
+// output pixels of one output row (persistent blocks: the weight tile is
+// loaded once per block, and neighbouring rows' input is still in L1):
+// it stages the input patch those pixels read (zeros where
 // padding falls) in shared memory, builds the A fragments from the patch
 // through a table of each k's offset (no im2col buffer), reads B with
 // ldmatrix from the weight tile, runs mma.sync m16n8k16, and writes the
@@ -20,8 +21,7 @@
 // times it beside cuDNN's engines in the measured pick, and the
 // conv2d variant "implicit_gemm" asks for it outright. On the H200 it
 // wins the stem in f16 and bf16, both layouts (docs/performance.md,
-// 2026-11-29); three ways to hide its patch loads better were measured
-// slower and are listed there.
+// 2026-11-29), which lists the variants measured slower and not kept.
 //
 // Operands are dense in one layout (NCHW, or NHWC with the weight KRSC),
 // as conv2d.cc lays them out for cuDNN; the bias is dense.
