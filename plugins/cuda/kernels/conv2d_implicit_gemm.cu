@@ -6,11 +6,11 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstdint>
 
 #include "kernels/mma_fragments.cuh"
+#include "kernels/smem_limit.cuh"
 #include "switchyard/plugin.h"
 
 namespace sy::cuda {
@@ -26,7 +26,6 @@ constexpr int kMaxReduction = 256;
 // 0.02 ms for cuDNN's): the measured pick need not time it.
 constexpr int64_t kMaxChannels = 16;
 constexpr int kMaxSmem = 160 * 1024;
-constexpr int kMaxDevices = 64;
 
 // The problem as the kernel reads it; everything derived on the host.
 struct Params {
@@ -307,35 +306,23 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// Shared memory beyond 48 KiB must be allowed per kernel and device, once.
-template <class T, bool kNhwc>
-cudaError_t AllowSmem(int device) {
-  static std::atomic<uint64_t> done{0};  // a bit per device below kMaxDevices
-  const uint64_t bit = device < kMaxDevices ? uint64_t{1} << device : 0;
-  if ((done.load(std::memory_order_acquire) & bit) != 0) return cudaSuccess;
-  const cudaError_t e = cudaFuncSetAttribute(ImplicitGemmConvKernel<T, kNhwc>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             kMaxSmem);
-  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_acq_rel);
-  return e;
-}
-
 template <class T, bool kNhwc>
 cudaError_t Launch(const Params& p, int smem, cudaStream_t stream) {
+  constexpr auto kernel = ImplicitGemmConvKernel<T, kNhwc>;
   int device = 0;
   cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess) e = AllowSmem<T, kNhwc>(device);
+  if (e == cudaSuccess) e = AllowSmem<kernel>(kMaxSmem);
   int sms = 0, per_sm = 0;
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess) {
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, ImplicitGemmConvKernel<T, kNhwc>, kThreads, smem);
+        &per_sm, kernel, kThreads, smem);
   }
   if (e != cudaSuccess) return e;
   const int64_t resident = static_cast<int64_t>(sms) * std::max(per_sm, 1);
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(p.tiles, resident)),
                   static_cast<unsigned>((p.k + kBN - 1) / kBN));
-  ImplicitGemmConvKernel<T, kNhwc><<<grid, kThreads, smem, stream>>>(p);
+  kernel<<<grid, kThreads, smem, stream>>>(p);
   return cudaGetLastError();
 }
 

@@ -9,11 +9,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 
 #include "kernels/mma_fragments.cuh"
+#include "kernels/smem_limit.cuh"
 
 namespace sy::cuda {
 namespace {
@@ -277,25 +277,6 @@ __global__ void __launch_bounds__(Br / 16 * 32)
       }
     }
   }
-}
-
-// Raises kernel K's dynamic shared-memory limit (above the default 48 KB)
-// once per device. The flag set lives in the template instance, so each
-// kernel has its own (a function pointer's type is shared by all of them).
-template <auto K>
-cudaError_t AllowSmem(size_t bytes) {
-  static std::atomic<uint64_t> done{0};
-  int device = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e != cudaSuccess) return e;
-  const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
-  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) {
-    return cudaSuccess;
-  }
-  e = cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(bytes));
-  if (e == cudaSuccess) done.fetch_or(bit, std::memory_order_relaxed);
-  return e;
 }
 
 template <class T, int D, int Br, int Bc>
