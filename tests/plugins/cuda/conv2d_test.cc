@@ -399,15 +399,39 @@ TEST_P(CudaConv2dTest, EveryVariant) {
   }
 }
 
+// The debug log's lines that contain `what`, collected while this lives;
+// the log's level and sink are restored however the test ends.
+class LogLines {
+ public:
+  explicit LogLines(std::string what) : previous_(GetLogLevel()) {
+    SetLogLevel(LogLevel::kDebug);
+    SetLogSink([this, what = std::move(what)](LogLevel, absl::string_view m) {
+      if (m.find(what) != absl::string_view::npos) lines.emplace_back(m);
+    });
+  }
+  ~LogLines() {
+    SetLogSink(nullptr);
+    SetLogLevel(previous_);
+  }
+  LogLines(const LogLines&) = delete;
+  LogLines& operator=(const LogLines&) = delete;
+
+  std::vector<std::string> lines;
+
+ private:
+  LogLevel previous_;
+};
+
 // One implicit_gemm problem: x [N C H W] (NHWC storage when `nhwc`, the
 // weight and output too), weight [K C R S], bias, `relu` through
-// cuda::conv2d_relu.
+// cuda::conv2d_relu; `taken`: within the kernel's limits.
 struct GemmCase {
   const char* name;
   std::vector<int64_t> x, w;
   Conv conv;
   bool nhwc = false;
   bool relu = false;
+  bool taken = true;
 };
 
 // The implicit GEMM's tile edges (Note [Implicit GEMM conv]): ResNet's
@@ -416,7 +440,7 @@ struct GemmCase {
 // channel tile and 6 of the next, scalar stores in NHWC); rows of 264
 // (16-byte stores, three tiles); dilation, uneven padding and strides;
 // ReLU; and a reduction of 400, past the kernel, which the variant hands
-// to the measured pick.
+// to the measured pick. The plan cache's debug line says which ran.
 TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
   const sy_dtype_t dtype = GetParam();
   if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
@@ -438,8 +462,9 @@ TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
       {"70 channels NCHW 264 wide", {1, 5, 9, 262}, {70, 5, 3, 3}, edges},
       {"70 channels NHWC relu", {2, 5, 11, 140}, {70, 5, 3, 3}, edges, true, true},
       {"strided relu", {3, 16, 13, 60}, {24, 16, 1, 3}, strided, false, true},
-      {"reduction 400", {1, 16, 8, 8}, {8, 16, 5, 5}, Conv(), true},
+      {"reduction 400", {1, 16, 8, 8}, {8, 16, 5, 5}, Conv(), true, false, false},
   };
+  LogLines built("built the plan of");
   const std::string d(plugin::DtypeName(dtype));
   uint32_t seed = 191;
   for (const GemmCase& gc : cases) {
@@ -477,9 +502,15 @@ TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
         (gc.relu ? "cuda::conv2d_relu." : "cuda::conv2d.") + d + "." + d + "." + d;
     args.route = RouteRequest::Kernel(kernel, kImplicitGemmVariant);
     const OpHandle op = gc.relu ? rt.FindOp("cuda::conv2d_relu").value() : Op();
+    built.lines.clear();
     absl::Status st = rt.Execute(op, args);
     ASSERT_TRUE(st.ok()) << st;
     EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
+    const bool sixteen_bits = dtype == SY_DTYPE_F16 || dtype == SY_DTYPE_BF16;
+    ASSERT_EQ(built.lines.size(), 1u) << "one new plan for the problem";
+    EXPECT_EQ(built.lines[0].find("the plugin's implicit GEMM") != std::string::npos,
+              gc.taken && sixteen_bits)
+        << built.lines[0];
   }
 }
 
