@@ -39,7 +39,7 @@ namespace gemm_internal {
 inline void TransposeColumns4(const float* src, int64_t cs, int64_t kc,
                               float* dst, int64_t ld) {
   typedef float V __attribute__((vector_size(16)));
-  typedef int I __attribute__((vector_size(16)));
+  typedef int I __attribute__((vector_size(16), unused));  // GCC's shuffle mask
   const float* c[4] = {src, src + cs, src + 2 * cs, src + 3 * cs};
   int64_t k = 0;
   for (; k + 4 <= kc; k += 4) {

@@ -176,8 +176,7 @@ struct Silu : SigmoidLike<true> {  // x * sigmoid(x)
 // variant: ~0.45 ns per element and core, against ~0.26 for expf); a
 // hand-fitted erfc (exp times a Chebyshev polynomial and a division) was
 // measured no faster. f64 needs no correction: ~1e-14 at worst.
-struct GeluErf {
-  static constexpr std::string_view kName = "gelu";
+struct GeluErf {  // GeluKernel checks the call and names the op
   static constexpr float kRsqrt2Hi = 0.70710677f;      // float(1/√2)
   static constexpr float kRsqrt2Lo = 1.21016172e-08f;  // 1/√2 − kRsqrt2Hi
   void operator()(int64_t n, float* out, const float* x) const {
@@ -209,7 +208,6 @@ struct GeluErf {
 // error of its argument, so the whole formula runs in double (for f32 too:
 // the result then rounds once).
 struct GeluTanh {
-  static constexpr std::string_view kName = "gelu";
   template <class T>
   void operator()(int64_t n, T* out, const T* x) const {
     constexpr double kTwoSqrt2OverPi = 1.59576912160573071176;  // 2√(2/π)
