@@ -18,10 +18,11 @@
 namespace sy::core {
 namespace {
 
-// False when two indices of `t` may reach one element: a stride 0 on a
+// True when two indices of `t` may reach one element: a stride 0 on a
 // dimension of size > 1, or strides that do not each step past everything
-// the smaller ones reach (sufficient for "no overlap", and true of every
-// layout the core makes but a broadcast).
+// the smaller ones reach. False means no overlap for certain (the
+// sufficient condition holds for every layout the core makes but a
+// broadcast).
 bool MayOverlapItself(const Tensor& t) {
   struct Dim {
     int64_t size, stride;
