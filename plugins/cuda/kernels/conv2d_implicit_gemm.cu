@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 
@@ -308,20 +309,42 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// How many blocks of kernel K with `smem` bytes each the device runs at
+// once (the grid: every block then walks its run of tiles in one wave).
+// The occupancy query is host work on every call, so the last answer is
+// kept per kernel: a network's calls repeat the same few problems.
+template <auto K>
+cudaError_t ResidentBlocks(int device, int smem, int64_t* resident) {
+  // The key (valid bit, device, smem) in the high 32 bits, the answer low.
+  static std::atomic<uint64_t> last{0};
+  const uint64_t key = (uint64_t{1} << 63) | (static_cast<uint64_t>(device & 0x7f) << 56) |
+                       (static_cast<uint64_t>(smem) << 32);
+  const bool cacheable = device < 128 && smem < (1 << 24);
+  const uint64_t seen = last.load(std::memory_order_relaxed);
+  if (cacheable && (seen & ~uint64_t{0xffffffff}) == key) {
+    *resident = static_cast<int64_t>(seen & 0xffffffff);
+    return cudaSuccess;
+  }
+  int sms = 0, per_sm = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) {
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, K, kThreads, smem);
+  }
+  if (e != cudaSuccess) return e;
+  *resident = static_cast<int64_t>(std::max(sms, 1)) * std::max(per_sm, 1);
+  if (cacheable) last.store(key | static_cast<uint64_t>(*resident), std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
 template <class T, bool kNhwc>
 cudaError_t Launch(const Params& p, int smem, cudaStream_t stream) {
   constexpr auto kernel = ImplicitGemmConvKernel<T, kNhwc>;
   int device = 0;
+  int64_t resident = 1;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = AllowSmem<kernel>(kMaxSmem);
-  int sms = 0, per_sm = 0;
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e == cudaSuccess) {
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, kernel, kThreads, smem);
-  }
+  if (e == cudaSuccess) e = ResidentBlocks<kernel>(device, smem, &resident);
   if (e != cudaSuccess) return e;
-  const int64_t resident = static_cast<int64_t>(sms) * std::max(per_sm, 1);
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(p.tiles, resident)),
                   static_cast<unsigned>((p.k + kBN - 1) / kBN));
   kernel<<<grid, kThreads, smem, stream>>>(p);

@@ -64,27 +64,27 @@ void OutputDims(const ConvKey& k, int64_t* y) {
   }
 }
 
-// The implicit-GEMM kernel's view of the problem; false when the kernel
-// does not take it (conv2d_implicit_gemm.h).
-bool OwnArgs(const ConvKey& k, const ConvPointers& ptrs, ImplicitGemmConvArgs* a) {
-  a->dtype = k.dtype;
-  a->nhwc = k.nhwc != 0;
-  a->relu = k.relu != 0;
-  a->x = ptrs.x;
-  a->w = ptrs.w;
-  a->bias = k.bias != 0 ? ptrs.bias : nullptr;
-  a->y = ptrs.y;
+// The implicit-GEMM kernel's view of the problem (conv2d_implicit_gemm.h).
+ImplicitGemmConvArgs OwnArgs(const ConvKey& k, const ConvPointers& ptrs) {
+  ImplicitGemmConvArgs a;
+  a.dtype = k.dtype;
+  a.nhwc = k.nhwc != 0;
+  a.relu = k.relu != 0;
+  a.x = ptrs.x;
+  a.w = ptrs.w;
+  a.bias = k.bias != 0 ? ptrs.bias : nullptr;
+  a.y = ptrs.y;
   for (int d = 0; d < 4; ++d) {
-    a->x_shape[d] = k.x[d];
-    a->w_shape[d] = k.w[d];
+    a.x_shape[d] = k.x[d];
+    a.w_shape[d] = k.w[d];
   }
-  OutputDims(k, a->y_shape);
+  OutputDims(k, a.y_shape);
   for (int d = 0; d < 2; ++d) {
-    a->stride[d] = k.stride[d];
-    a->padding[d] = k.padding[d];
-    a->dilation[d] = k.dilation[d];
+    a.stride[d] = k.stride[d];
+    a.padding[d] = k.padding[d];
+    a.dilation[d] = k.dilation[d];
   }
-  return ImplicitGemmConvTakes(*a);
+  return a;
 }
 
 std::string Describe(const ConvKey& k) {
@@ -431,8 +431,8 @@ Outcome Build(const CudnnLibrary& lib, cudnnHandle_t handle,
   // problem.
   const bool ask_own = k.variant == kConv2dImplicitGemmVariant;
   const int heuristic = ask_own ? -1 : k.variant;
-  ImplicitGemmConvArgs own_args;
-  const bool own = heuristic < 0 && OwnArgs(k, ptrs, &own_args);
+  const ImplicitGemmConvArgs own_args = OwnArgs(k, ptrs);
+  const bool own = heuristic < 0 && ImplicitGemmConvTakes(own_args);
   if (ask_own && own) {
     out.own = true;
     return out;
@@ -550,10 +550,8 @@ sy_error_t* RunConvPlan(const CudnnLibrary& lib, CudnnHandleLease& lease,
       Cache().Insert(key, outcome);
     }
   }
-  if (outcome.own) {
-    ImplicitGemmConvArgs args;
-    (void)OwnArgs(key, ptrs, &args);  // it took the key's problem when built
-    return CudaError(LaunchImplicitGemmConv(args, stream.stream),
+  if (outcome.own) {  // the kernel took the key's problem when it was built
+    return CudaError(LaunchImplicitGemmConv(OwnArgs(key, ptrs), stream.stream),
                      StrCat("cuda plugin: ", op),
                      "launching the implicit-GEMM convolution failed");
   }

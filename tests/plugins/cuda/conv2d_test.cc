@@ -568,17 +568,14 @@ TEST(CudaConv2dPlanCache, BuildsOncePerProblemAndEvictsTheLeastRecentlyUsed) {
     ASSERT_TRUE(rt->Synchronize(*cuda).ok());
   };
   std::vector<std::string> lines;
-  const LogLevel previous = GetLogLevel();
-  SetLogLevel(LogLevel::kDebug);
-  SetLogSink([&](LogLevel, absl::string_view m) {
-    if (m.find("plan cache") != absl::string_view::npos) lines.emplace_back(m);
-  });
-  for (int64_t c : {int64_t{13}, int64_t{17}, int64_t{13}, int64_t{19}, int64_t{17},
-                    int64_t{13}}) {
-    call(c);
+  {
+    LogLines log("plan cache");
+    for (int64_t c : {int64_t{13}, int64_t{17}, int64_t{13}, int64_t{19}, int64_t{17},
+                      int64_t{13}}) {
+      call(c);
+    }
+    lines = std::move(log.lines);
   }
-  SetLogSink(nullptr);
-  SetLogLevel(previous);
   const auto count = [&](const std::string& what, int64_t channels) {
     const std::string shape = "x [1, " + std::to_string(channels) + ", 6, 6]";
     int n = 0;
@@ -617,12 +614,7 @@ TEST(CudaConv2dGraphs, ReplaysReadTheBuffersOfEachCall) {
     Device* cuda = rt->GetDevice("cuda:0").value();
     const OpHandle conv = rt->FindOp("conv2d").value();
     const OpHandle copy = rt->FindOp("copy").value();
-    std::vector<std::string> lines;
-    const LogLevel previous = GetLogLevel();
-    SetLogLevel(LogLevel::kDebug);
-    SetLogSink([&](LogLevel, absl::string_view m) {
-      if (m.find("CUDA graph") != absl::string_view::npos) lines.emplace_back(m);
-    });
+    LogLines log("CUDA graph");
     // A problem of its own (11 channels, 9×7), so its plan is new here.
     Host w, b;
     w.shape = {6, 11, 3, 3};
@@ -658,10 +650,8 @@ TEST(CudaConv2dGraphs, ReplaysReadTheBuffersOfEachCall) {
       EXPECT_LT(RelativeError(std::vector<double>(got.begin(), got.end()), want),
                 Tolerance(SY_DTYPE_F32));
     }
-    SetLogSink(nullptr);
-    SetLogLevel(previous);
     int captured = 0, timed = 0, kept = 0;
-    for (const std::string& l : lines) {
+    for (const std::string& l : log.lines) {
       std::printf("  %s\n", l.c_str());
       if (l.find("x [2, 11, 9, 7]") == std::string::npos) continue;
       captured += l.find("captured a CUDA graph") != std::string::npos;
@@ -690,12 +680,7 @@ TEST(CudaConv2dReducedPrecision, ReachesThePlansAndKeepsF32Exact) {
   };
   std::unique_ptr<Runtime> rt = runtime_with(true);
   Device* cuda = rt->GetDevice("cuda:0").value();
-  std::vector<std::string> lines;
-  const LogLevel previous = GetLogLevel();
-  SetLogLevel(LogLevel::kDebug);
-  SetLogSink([&](LogLevel, absl::string_view m) {
-    if (m.find("built the plan of") != absl::string_view::npos) lines.emplace_back(m);
-  });
+  LogLines built("built the plan of");
   // A 3-channel 7×7 stem, stride 2, padding 3, in f16 and f32.
   Conv c;
   c.stride[0] = c.stride[1] = 2;
@@ -734,8 +719,7 @@ TEST(CudaConv2dReducedPrecision, ReachesThePlansAndKeepsF32Exact) {
     }
     error[dtype == SY_DTYPE_F32] = RelativeError(got, want);
   }
-  SetLogSink(nullptr);
-  SetLogLevel(previous);
+  const std::vector<std::string>& lines = built.lines;
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_THAT(lines[0], HasSubstr("f16 NCHW"));
   EXPECT_THAT(lines[0], HasSubstr("(reduced-precision reduction allowed)"));
