@@ -13,7 +13,8 @@
 // output pixels of one output row (persistent blocks: the weight tile is
 // loaded once per block, and neighbouring rows' input is still in L1):
 // it stages the input patch those pixels read (zeros where
-// padding falls) in shared memory, builds the A fragments from the patch
+// padding falls) in shared memory, by cp.async in 16-byte chunks where
+// x's rows are whole chunks, builds the A fragments from the patch
 // through a table of each k's offset (no im2col buffer), reads B with
 // ldmatrix from the weight tile, runs mma.sync m16n8k16, and writes the
 // tile through shared memory with 16-byte stores in the output's layout.

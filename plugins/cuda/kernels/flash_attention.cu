@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/cp_async.cuh"
 #include "kernels/mma_fragments.cuh"
 #include "kernels/smem_limit.cuh"
 
@@ -19,18 +20,6 @@ namespace sy::cuda {
 namespace {
 
 constexpr float kLog2e = 1.4426950408889634f;
-
-__device__ __forceinline__ void CpAsync16(void* smem, const void* gmem) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(SmemAddr(smem)),
-               "l"(gmem));
-}
-__device__ __forceinline__ void CpAsyncCommit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
-template <int N>
-__device__ __forceinline__ void CpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 // 2^x with the hardware's approximation (2 ulp; 2^-inf = 0, NaN stays NaN):
 // the probabilities are rounded to 16 bits before P·V anyway.

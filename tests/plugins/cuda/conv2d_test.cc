@@ -422,8 +422,27 @@ class LogLines {
   LogLevel previous_;
 };
 
+// `shape` uploaded one element into a larger buffer and viewed from there
+// (slice, then reshape): dense, so conv2d.cc passes it as it is, but its
+// data pointer is not 16-byte aligned.
+Tensor UploadOffByOne(sy_dtype_t dtype, const std::vector<int64_t>& shape,
+                      uint32_t seed, Host* host) {
+  Runtime& rt = *Env().runtime;
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  Host flat;
+  const Tensor buffer = Upload(dtype, {n + 1}, seed, &flat);
+  const Tensor tail =
+      rt.Call(rt.FindOp("slice").value(), {buffer}, {Attr(0), Attr(int64_t{1})})
+          .value()[0];
+  host->shape = shape;
+  host->values.assign(flat.values.begin() + 1, flat.values.end());
+  return rt.Call(rt.FindOp("reshape").value(), {tail}, {Attr(shape)}).value()[0];
+}
+
 // One implicit_gemm problem: x [N C H W] (NHWC storage when `nhwc`, the
-// weight and output too), weight [K C R S], bias, `relu` through
+// weight and output too; one element past an aligned start when
+// `off_by_one`), weight [K C R S], bias, `relu` through
 // cuda::conv2d_relu; `taken`: within the kernel's limits.
 struct GemmCase {
   const char* name;
@@ -432,15 +451,20 @@ struct GemmCase {
   bool nhwc = false;
   bool relu = false;
   bool taken = true;
+  bool off_by_one = false;
 };
 
 // The implicit GEMM's tile edges (Note [Implicit GEMM conv]): ResNet's
 // stem with rows of 150 output pixels (a full tile and a partial one)
-// written with scalar stores (OW % 8 != 0 in NCHW); 70 channels (a full
-// channel tile and 6 of the next, scalar stores in NHWC); rows of 264
-// (16-byte stores, three tiles); dilation, uneven padding and strides;
-// ReLU; and a reduction of 400, past the kernel, which the variant hands
-// to the measured pick. The plan cache's debug line says which ran.
+// written with scalar stores (OW % 8 != 0 in NCHW); the stem on input
+// rows of whole 16-byte chunks, which load by cp.async (three tiles a
+// row, patches that start mid-chunk and end mid-row), and the same input
+// one element off alignment, which loads element by element; 70 channels
+// (a full channel tile and 6 of the next, scalar stores in NHWC); rows of
+// 264 (16-byte stores, three tiles); dilation, uneven padding and
+// strides; ReLU; and a reduction of 400, past the kernel, which the
+// variant hands to the measured pick. The plan cache's debug line says
+// which ran.
 TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
   const sy_dtype_t dtype = GetParam();
   if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
@@ -459,9 +483,13 @@ TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
   const GemmCase cases[] = {
       {"stem NCHW", {2, 3, 20, 300}, {64, 3, 7, 7}, stem},
       {"stem NHWC", {2, 3, 20, 300}, {64, 3, 7, 7}, stem, true},
+      {"stem NCHW 16-byte rows", {1, 3, 12, 600}, {64, 3, 7, 7}, stem},
+      {"stem NHWC 16-byte rows", {1, 3, 12, 600}, {64, 3, 7, 7}, stem, true},
+      {"stem NHWC off by one", {1, 3, 12, 600}, {64, 3, 7, 7}, stem, true, false, true, true},
+      {"stem NCHW off by one", {1, 3, 12, 600}, {64, 3, 7, 7}, stem, false, false, true, true},
       {"70 channels NCHW 264 wide", {1, 5, 9, 262}, {70, 5, 3, 3}, edges},
       {"70 channels NHWC relu", {2, 5, 11, 140}, {70, 5, 3, 3}, edges, true, true},
-      {"strided relu", {3, 16, 13, 60}, {24, 16, 1, 3}, strided, false, true},
+      {"strided relu", {3, 16, 13, 64}, {24, 16, 1, 3}, strided, false, true},
       {"reduction 400", {1, 16, 8, 8}, {8, 16, 5, 5}, Conv(), true, false, false},
   };
   LogLines built("built the plan of");
@@ -475,12 +503,14 @@ TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
     Tensor tx, tw;
     if (gc.nhwc) {
       Host xs, ws;
-      tx = ToNchw(Upload(dtype, {n, h, w, c}, seed++, &xs));
+      tx = ToNchw(gc.off_by_one ? UploadOffByOne(dtype, {n, h, w, c}, seed++, &xs)
+                                : Upload(dtype, {n, h, w, c}, seed++, &xs));
       tw = ToNchw(Upload(dtype, {k, r, s, c}, seed++, &ws));
       x = NchwHost(xs, n, h, w, c);
       wt = NchwHost(ws, k, r, s, c);
     } else {
-      tx = Upload(dtype, gc.x, seed++, &x);
+      tx = gc.off_by_one ? UploadOffByOne(dtype, gc.x, seed++, &x)
+                         : Upload(dtype, gc.x, seed++, &x);
       tw = Upload(dtype, gc.w, seed++, &wt);
     }
     Tensor tb = Upload(dtype, {k}, seed++, &b);
