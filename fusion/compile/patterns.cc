@@ -11,7 +11,11 @@
 #include "absl/strings/str_join.h"
 #include "dispatcher/base/call_tracker.h"
 #include "dispatcher/base/plugin_instance.h"
+#include "dispatcher/dispatch/run.h"
+#include "dispatcher/memory/tensor.h"
 #include "dispatcher/ops/dtype.h"
+#include "dispatcher/ops/schema.h"
+#include "dispatcher/registry/op_registry.h"
 #include "fusion/compile/rebuild.h"
 
 namespace sy::fusion {
@@ -146,14 +150,49 @@ absl::StatusOr<std::vector<core::Tensor>> ScratchInputs(core::Dispatcher& d, con
 }
 
 // The replacement call for a match: its op's inputs (one per pattern input,
-// in order, the rest of its tensor arguments omitted) and attributes (its
-// defaults).
+// in order, the rest of its tensor arguments omitted) and attributes
+// (MatchAttrs).
 struct Replacement {
   const core::OpDef* op = nullptr;
   std::vector<int32_t> offsets;
   OwnedAttrs attrs;
   std::string resolution;
 };
+
+// The replacement's attributes: each takes the attribute of the same name
+// and kind of the match's ops (conv2d's stride, padding… for
+// cuda::conv2d_relu; gelu's approximate for a linear_gelu that has one),
+// else its default. Ops of the match that disagree on one leave the match
+// alone: the replacement could not compute both.
+absl::StatusOr<OwnedAttrs> MatchAttrs(const OpGraph& g, const Match& m,
+                                      const sy_pattern_t& pattern, const core::OpDef& op) {
+  std::vector<sy_attr_t> attrs;
+  for (int j = 0; j < op.num_attrs(); ++j) {
+    const core::SchemaArg& want = op.schema().args[op.schema().attr_args[j]];
+    const sy_attr_t* found = nullptr;
+    const Node* from = nullptr;
+    for (int n : m.nodes) {
+      const Node& node = g.nodes[n];
+      for (int i = 0; i < node.op->num_attrs(); ++i) {
+        const core::SchemaArg& has = node.op->schema().args[node.op->schema().attr_args[i]];
+        if (has.name != want.name || has.kind != want.kind) continue;
+        if (found != nullptr && !SameAttr(*found, node.attrs[i])) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              from->name(), " and ", node.name(), " disagree on '", want.name, "', which ",
+              pattern.replacement, " takes once"));
+        }
+        found = &node.attrs[i];
+        from = &node;
+      }
+    }
+    if (found == nullptr && op.attr_required(j)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          pattern.replacement, " requires '", want.name, "', which no op of the match has"));
+    }
+    attrs.push_back(found != nullptr ? *found : op.default_attr(j));
+  }
+  return OwnedAttrs(attrs);
+}
 
 absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
                                     const sy_pattern_t& pattern, const Match& m,
@@ -169,15 +208,9 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
         pattern.replacement, " does not take the pattern's ", pattern.num_inputs,
         " inputs as its leading tensor arguments and give one output"));
   }
-  std::vector<sy_attr_t> attrs;
-  for (int j = 0; j < r.op->num_attrs(); ++j) {
-    if (r.op->attr_required(j)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          pattern.replacement, " has a required attribute; a replacement takes defaults only"));
-    }
-    attrs.push_back(r.op->default_attr(j));
-  }
-  r.attrs = OwnedAttrs(attrs);
+  absl::StatusOr<OwnedAttrs> attrs = MatchAttrs(g, m, pattern, *r.op);
+  if (!attrs.ok()) return attrs.status();
+  r.attrs = *std::move(attrs);
   std::vector<const core::Tensor*> inputs;
   for (int k = 0; k < num_args; ++k) {
     inputs.push_back(k < pattern.num_inputs ? &tensors[k] : nullptr);
@@ -195,6 +228,25 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
     return absl::FailedPreconditionError(absl::StrCat(
         pattern.replacement, " gives ", MetaText(bound.outputs[0]), " where the match gives ",
         MetaText(out.meta)));
+  }
+  // The layout it writes must be the match's: the captured code's views
+  // of the result were made for that one (conv2d's channels-last output,
+  // Note [Channels-last outputs]; a plugin op's outputs are contiguous).
+  int64_t strides[SY_MAX_RANK];
+  const absl::Span<const int64_t> shape(out.meta.shape, out.meta.ndim);
+  const absl::Span<const int> order = core::KernelOutputOrder(*r.op, bound.outputs[0], inputs);
+  if (order.empty()) {
+    core::ContiguousStrides(shape, strides);
+  } else {
+    core::OrderedStrides(shape, order, strides);
+  }
+  for (int k = 0; k < out.meta.ndim; ++k) {
+    if (out.meta.shape[k] > 1 && strides[k] != out.strides[k]) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          pattern.replacement, " writes its result with strides [",
+          absl::StrJoin(absl::MakeConstSpan(strides, out.meta.ndim), ", "),
+          "] where the match writes [", absl::StrJoin(out.stride_span(), ", "), "]"));
+    }
   }
   core::CallTracker::Scope in_flight(d.state().calls);
   absl::StatusOr<core::Resolution> res = core::Resolve(d.state(), bound);
@@ -287,8 +339,8 @@ absl::StatusOr<std::pair<double, double>> Measure(core::Dispatcher& d, const OpG
   return std::make_pair(*fused, *separate);
 }
 
-// Verdicts of kMeasured for the process: (pattern, device, input layouts)
-// → whether the replacement was faster.
+// Verdicts of kMeasured for the process: (pattern, device, input layouts,
+// the replacement's attributes) → whether the replacement was faster.
 struct VerdictCache {
   std::mutex mu;
   std::map<std::string, bool> faster;
@@ -298,9 +350,11 @@ VerdictCache& Verdicts() {
   return *cache;
 }
 
-std::string VerdictKey(const OpGraph& g, const PatternEntry& entry, const Match& m) {
+std::string VerdictKey(const OpGraph& g, const PatternEntry& entry, const Match& m,
+                       const OwnedAttrs& attrs) {
   std::string key = absl::StrCat(entry.plugin != nullptr ? entry.plugin->name() : "", "/",
-                                 entry.pattern->name, "/", g.nodes[m.nodes.back()].device->label());
+                                 entry.pattern->name, "/", g.nodes[m.nodes.back()].device->label(),
+                                 "/", attrs.ToString());
   for (int v : m.inputs) {
     const Value& value = g.values[v];
     absl::StrAppend(&key, "|", MetaText(value.meta), "/",
@@ -368,7 +422,7 @@ PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
       replaced.resolution = absl::StrCat(r->resolution, " (pattern ", pattern.name, ")");
       std::string measured;
       if (policy == CompileOptions::Patterns::kMeasured) {
-        const std::string key = VerdictKey(graph, *entry, m);
+        const std::string key = VerdictKey(graph, *entry, m, replaced.attrs);
         std::unique_lock<std::mutex> lock(Verdicts().mu);
         auto it = Verdicts().faster.find(key);
         bool faster = false;

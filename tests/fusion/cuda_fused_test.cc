@@ -306,6 +306,48 @@ TEST_F(CudaFusion, MatmulBiasGeluRunsAsTheEpilogueKernel) {
   }
 }
 
+// conv2d → relu becomes cuda::conv2d_relu (ReLU on cuDNN's accumulator),
+// with and without a bias, NCHW and channels-last, and conv2d's stride,
+// padding and dilation carried over (with the replacement's defaults the
+// shapes would differ and the match would stay).
+TEST_F(CudaFusion, Conv2dReluRunsAsTheFusedConvolution) {
+  for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
+    for (bool nhwc : {false, true}) {
+      for (bool bias : {true, false}) {
+        const std::string what = "conv2d_relu " + Name(dtype) + (nhwc ? " NHWC" : " NCHW") +
+                                 (bias ? " bias" : "");
+        // x [2, 8, 13, 13]: a channels-last view of N H W C storage, or a
+        // contiguous copy of it.
+        const Tensor channels_last =
+            Op("permute", {Random(*rt_, *cuda_, dtype, {2, 13, 13, 8}, 31, -1, 1)},
+               {Attr(std::vector<int64_t>{0, 3, 1, 2})});
+        const Tensor x = nhwc ? channels_last : Op("contiguous", {channels_last});
+        const Tensor w = Random(*rt_, *cuda_, dtype, {16, 8, 3, 3}, 32, -0.5, 0.5);
+        const Tensor b = Random(*rt_, *cuda_, dtype, {16}, 33);
+        // Attr refers to its list: the lists live as long as the attributes.
+        const std::vector<int64_t> stride = {2, 1}, padding = {1, 2}, dilation = {1, 2};
+        const std::vector<Attr> attrs = {Attr(stride), Attr(padding), Attr(dilation)};
+        CompileOptions options = FusedForm();
+        options.patterns = CompileOptions::Patterns::kAlways;
+        CompileStats stats;
+        std::vector<Tensor> inputs = {x, w};
+        if (bias) inputs.push_back(b);
+        Check(*compiler_, inputs,
+              [&](const std::vector<Tensor>& in) {
+                std::vector<Tensor> args = in;
+                if (!bias) args.push_back(Tensor());
+                return std::vector<Tensor>{Op("relu", {Op("conv2d", args, attrs)})};
+              },
+              dtype == SY_DTYPE_F32 ? 1e-4 : 3e-2, what, &stats, options);
+        EXPECT_EQ(stats.patterns, 1) << what << "\n" << description_;
+        EXPECT_NE(description_.find(bias ? "pattern conv2d_bias_relu" : "pattern conv2d_relu"),
+                  std::string::npos)
+            << description_;
+      }
+    }
+  }
+}
+
 // No GPU needed: the cuda plugin registers its device table (with the
 // hooks) even where it finds no device, so the host sees its compiler and
 // patterns on any machine. Also run without NVRTC (compiler "nvrtc (absent)").
@@ -341,7 +383,8 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     if (p.device_type == "cuda") patterns.push_back(p.pattern->name);
   }
   std::sort(patterns.begin(), patterns.end());
-  EXPECT_EQ(patterns, (std::vector<std::string>{"linear_bias_gelu_tanh", "linear_gelu_tanh",
+  EXPECT_EQ(patterns, (std::vector<std::string>{"conv2d_bias_relu", "conv2d_relu",
+                                                "linear_bias_gelu_tanh", "linear_gelu_tanh",
                                                 "matmul_bias", "matmul_bias_gelu_tanh"}));
   for (const std::string& note : backends.notes) {
     EXPECT_EQ(note.find("cuda"), std::string::npos) << note;

@@ -6,8 +6,15 @@
 //                 whose kernel declines every call
 //   add_exp       add.Tensor → exp               → test_patterns::missing,
 //                 an op nobody registers
+//   exp_sum       exp → sum(dims, keepdim)       → test_patterns::exp_sum,
+//                 which takes sum's dims and keepdim (the pass carries
+//                 them over)
+//   sum_max       sum(dims, keepdim) → max(dims, keepdim)
+//                 → test_patterns::sum_max(dims, keepdim), whose kernel
+//                 declines every call (only the attribute check is tested)
 // matmul_add's kernel computes a·b + bias over any strides in double and
-// adds nothing else, so a test can compare it against float64.
+// adds nothing else, so a test can compare it against float64; exp_sum
+// likewise sums exp(x) of rank-2 f32 in double.
 //
 // It also gives cpu a scaled_dot_product_attention kernel (f32, rank 4, no
 // mask), so that a capture on cpu records attention as a kernel, whose
@@ -15,6 +22,7 @@
 // patterns_test.cc's AttentionOutput tests). The kernel declines, at call
 // time only (as a kernel that declines on data alignment must), calls
 // whose head dim is 3: replay then takes the decomposition.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -115,6 +123,63 @@ sy_error_t* Attention(const sy_kernel_call_t* call) {
   return nullptr;
 }
 
+// A rank-2 reduction's shape: attrs[0] the dims (none: all), attrs[1]
+// keepdim.
+sy_error_t* ReduceShape(const sy_shape_call_t* call) {
+  const sy_tensor_meta_t& x = call->inputs[0];
+  if (x.ndim != 2) {
+    return sy::plugin::MakeError(SY_STATUS_INVALID_ARGUMENT, "test_patterns: rank 2 only");
+  }
+  bool reduced[2] = {call->attrs[0].value.ints.size == 0, call->attrs[0].value.ints.size == 0};
+  for (int64_t k = 0; k < call->attrs[0].value.ints.size; ++k) {
+    const int64_t d = call->attrs[0].value.ints.data[k];
+    reduced[d < 0 ? d + 2 : d] = true;
+  }
+  sy_tensor_meta_t& out = call->outputs[0];
+  out = x;
+  out.ndim = 0;
+  for (int d = 0; d < 2; ++d) {
+    if (!reduced[d]) {
+      out.shape[out.ndim++] = x.shape[d];
+    } else if (call->attrs[1].value.b != 0) {
+      out.shape[out.ndim++] = 1;
+    }
+  }
+  return nullptr;
+}
+
+// Σ exp(x) over the dims of attrs[0] (none: all), keepdim attrs[1]; rank 2.
+sy_error_t* ExpSum(const sy_kernel_call_t* call) {
+  const sy_tensor_view_t& x = call->inputs[0];
+  const sy_tensor_view_t& out = call->outputs[0];
+  if (x.ndim != 2) return sy::plugin::Decline("test_patterns exp_sum: rank 2 only");
+  if ((call->flags & SY_KERNEL_CALL_QUERY) != 0) return nullptr;
+  const sy_attr_t& dims = call->attrs[0];
+  const bool keep = call->attrs[1].value.b != 0;
+  bool reduced[2] = {dims.value.ints.size == 0, dims.value.ints.size == 0};
+  for (int64_t k = 0; k < dims.value.ints.size; ++k) {
+    const int64_t d = dims.value.ints.data[k];
+    reduced[d < 0 ? d + 2 : d] = true;
+  }
+  float* y = reinterpret_cast<float*>(static_cast<char*>(out.data) + out.byte_offset);
+  for (int64_t i = 0; i < (reduced[0] ? 1 : x.shape[0]); ++i) {
+    for (int64_t j = 0; j < (reduced[1] ? 1 : x.shape[1]); ++j) {
+      double sum = 0;
+      for (int64_t r = reduced[0] ? 0 : i; r < (reduced[0] ? x.shape[0] : i + 1); ++r) {
+        for (int64_t c = reduced[1] ? 0 : j; c < (reduced[1] ? x.shape[1] : j + 1); ++c) {
+          sum += std::exp(double{*At(x, r, c)});
+        }
+      }
+      int64_t at = 0;
+      int k = 0;
+      if (!reduced[0] || keep) at += i * out.strides[k++];
+      if (!reduced[1] || keep) at += j * out.strides[k++];
+      y[at] = static_cast<float>(sum);
+    }
+  }
+  return nullptr;
+}
+
 sy_error_t* Declines(const sy_kernel_call_t* call) {
   return sy::plugin::Decline("test_patterns declines every call");
 }
@@ -132,6 +197,14 @@ constexpr sy_pattern_node_t kAddExp[] = {
     {"add.Tensor", {-1, -2, 0, 0}, 2, 0, nullptr},
     {"exp", {0, 0, 0, 0}, 1, 0, nullptr},
 };
+constexpr sy_pattern_node_t kExpSum[] = {
+    {"exp", {-1, 0, 0, 0}, 1, 0, nullptr},
+    {"sum", {0, 0, 0, 0}, 1, 0, nullptr},
+};
+constexpr sy_pattern_node_t kSumMax[] = {
+    {"sum", {-1, 0, 0, 0}, 1, 0, nullptr},
+    {"max", {0, 0, 0, 0}, 1, 0, nullptr},
+};
 constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes,
                                const char* replacement, int32_t inputs) {
   return {.struct_size = sizeof(sy_pattern_t), .extension = nullptr, .name = name,
@@ -142,12 +215,14 @@ constexpr sy_pattern_t kPatterns[] = {
     Pattern("matmul_add", kMatmulAdd, "test_patterns::matmul_add", 3),
     Pattern("add_gelu", kAddGelu, "test_patterns::add_gelu", 2),
     Pattern("add_exp", kAddExp, "test_patterns::missing", 2),
+    Pattern("exp_sum", kExpSum, "test_patterns::exp_sum", 1),
+    Pattern("sum_max", kSumMax, "test_patterns::sum_max", 1),
 };
 constexpr sy_patterns_extension_t kPatternsExtension = {
     .base = {.struct_size = sizeof(sy_patterns_extension_t), .type = SY_EXTENSION_PATTERNS,
              .reserved = 0, .next = nullptr},
     .patterns = kPatterns,
-    .num_patterns = 3,
+    .num_patterns = 5,
     .reserved = 0};
 
 sy_error_t* RegisterSchema(const sy_host_api_t* host, sy_host_context_t* context,
@@ -182,8 +257,21 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
       MatmulAddShape));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterSchema(
       host, context, "test_patterns::add_gelu(Tensor a, Tensor b) -> Tensor", SameShape));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterSchema(
+      host, context,
+      "test_patterns::exp_sum(Tensor x, int[] dims=[], bool keepdim=False) -> Tensor",
+      ReduceShape));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterSchema(
+      host, context,
+      "test_patterns::sum_max(Tensor x, int[] dims=[], bool keepdim=False) -> Tensor",
+      ReduceShape));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::matmul_add",
                                            "matmul_add_f32", 3, MatmulAdd, 0));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::exp_sum",
+                                           "exp_sum_f32", 1, ExpSum, SY_KERNEL_FLAG_MAY_DECLINE));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::sum_max",
+                                           "sum_max_declines", 1, Declines,
+                                           SY_KERNEL_FLAG_MAY_DECLINE));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "scaled_dot_product_attention",
                                            "attention_f32", 4, Attention,
                                            SY_KERNEL_FLAG_MAY_DECLINE));

@@ -3,8 +3,11 @@
 // computes what the ops it replaces compute (against float64); a match whose
 // inner result is read elsewhere, whose replacement kernel declines or whose
 // replacement op does not exist is left alone with a note saying why; an
-// attribute the pattern fixes must match; under Patterns::kMeasured the
-// replacement is timed against the ops and the verdict is kept.
+// attribute the pattern fixes must match; the replacement takes the
+// match's attributes of the same name, and ops that disagree on one keep
+// their ops; under Patterns::kMeasured the replacement is timed against
+// the ops and the verdict is kept.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -122,6 +125,61 @@ TEST_F(Patterns, ADecliningOrMissingReplacementKeepsTheOps) {
   ASSERT_TRUE(got.ok()) << got.status();
   const std::vector<double> e = Read(*rt_, Op("exp", {Op("add.Tensor", {y, x})}));
   ExpectClose(Read(*rt_, (*got)[1]), e, 1e-6, "exp(y + x)");
+}
+
+// sum(exp(x), dims = [0]) becomes test_patterns::exp_sum with dims [0],
+// not its default (all dims): the launch sums down the columns.
+TEST_F(Patterns, TheReplacementTakesTheMatchsAttributes) {
+  const int rows = 6, cols = 5;
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{
+        Op("sum", {Op("exp", {in[0]})}, {Attr(std::vector<int64_t>{0}), Attr(false)})};
+  };
+  absl::StatusOr<CompiledGraph> g =
+      Compile({Random(*rt_, *cpu_, SY_DTYPE_F32, {rows, cols}, 1)}, body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->stats().patterns, 1) << g->Describe();
+  EXPECT_THAT(g->Describe(), HasSubstr("pattern exp_sum (plugin 'test_patterns') at exp %0 → "
+                                       "sum %1: replaced by test_patterns::exp_sum"));
+  const std::vector<double> vx = RandomValues(rows * cols, 21);
+  absl::StatusOr<std::vector<Tensor>> out =
+      g->Launch({FromValues(*rt_, *cpu_, SY_DTYPE_F32, {rows, cols}, vx)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<double> want(cols);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) want[c] += std::exp(RoundTo(SY_DTYPE_F32, vx[r * cols + c]));
+  }
+  ExpectClose(Read(*rt_, (*out)[0]), want, 1e-6, "exp_sum over dim 0");
+}
+
+// sum and max both have `dims` and `keepdim`; the replacement takes one of
+// each. Where the ops differ the match keeps them, and says why; where they
+// agree the replacement is resolved (and its kernel declines).
+TEST_F(Patterns, OpsThatDisagreeOnAnAttributeKeepTheirOps) {
+  auto reduce = [&](const char* op, const Tensor& x, int64_t dim) {
+    return Op(op, {x}, {Attr(std::vector<int64_t>{dim}), Attr(true)});
+  };
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{reduce("max", reduce("sum", in[0], 0), 1),
+                               reduce("max", reduce("sum", in[1], 0), 0)};
+  };
+  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 3}, 1);
+  const Tensor y = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 3}, 2);
+  absl::StatusOr<CompiledGraph> g = Compile({x, y}, body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string text = g->Describe();
+  EXPECT_EQ(g->stats().patterns, 0) << text;
+  EXPECT_THAT(text, HasSubstr("at sum %0 → max %1: not replaced: sum and max disagree on "
+                              "'dims', which test_patterns::sum_max takes once"));
+  EXPECT_THAT(text, HasSubstr("at sum %2 → max %3: not replaced: no kernel for "
+                              "test_patterns::sum_max with input dtypes (f32) on device cpu:0."));
+  EXPECT_THAT(text, HasSubstr("Declined: test_patterns::sum_max_declines"));
+  absl::StatusOr<std::vector<Tensor>> got = g->Launch({x, y});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectClose(Read(*rt_, (*got)[0]), Read(*rt_, reduce("max", reduce("sum", x, 0), 1)), 1e-6,
+              "max(sum(x, [0]), [1])");
+  ExpectClose(Read(*rt_, (*got)[1]), Read(*rt_, reduce("max", reduce("sum", y, 0), 0)), 1e-6,
+              "max(sum(y, [0]), [0])");
 }
 
 TEST_F(Patterns, MeasuredPatternsAreTimedOnceAndStillCorrect) {

@@ -1,5 +1,6 @@
 #include "fused/fusion_extension.h"
 
+#include <iterator>
 #include <mutex>
 
 #include "fused/fused_kernels.h"
@@ -33,6 +34,16 @@ constexpr sy_pattern_node_t kMatmulBias[] = {
     {"matmul", {-1, -2, 0, 0}, 2, 0, nullptr},
     {"add.Tensor", {0, -3, 0, 0}, 2, 0, nullptr},
 };
+// conv2d's stride, padding, dilation and groups reach cuda::conv2d_relu by
+// name (the pass carries attributes of the same name over).
+constexpr sy_pattern_node_t kConv2dBiasRelu[] = {
+    {"conv2d", {-1, -2, -3, 0}, 3, 0, nullptr},
+    {"relu", {0, 0, 0, 0}, 1, 0, nullptr},
+};
+constexpr sy_pattern_node_t kConv2dRelu[] = {
+    {"conv2d", {-1, -2, 0, 0}, 2, 0, nullptr},
+    {"relu", {0, 0, 0, 0}, 1, 0, nullptr},
+};
 
 constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes, int32_t count,
                                int32_t inputs, const char* replacement) {
@@ -51,6 +62,8 @@ constexpr sy_pattern_t kPatterns[] = {
     Pattern("linear_gelu_tanh", kLinearGelu, 2, 2, "cuda::linear_gelu"),
     Pattern("matmul_bias_gelu_tanh", kMatmulBiasGelu, 3, 3, "cuda::matmul_bias_gelu"),
     Pattern("matmul_bias", kMatmulBias, 2, 3, "cuda::matmul_bias"),
+    Pattern("conv2d_bias_relu", kConv2dBiasRelu, 2, 3, "cuda::conv2d_relu"),
+    Pattern("conv2d_relu", kConv2dRelu, 2, 2, "cuda::conv2d_relu"),
 };
 
 sy_patterns_extension_t g_patterns = {
@@ -59,7 +72,7 @@ sy_patterns_extension_t g_patterns = {
              .reserved = 0,
              .next = nullptr},
     .patterns = kPatterns,
-    .num_patterns = 4,
+    .num_patterns = static_cast<int32_t>(std::size(kPatterns)),
     .reserved = 0,
 };
 

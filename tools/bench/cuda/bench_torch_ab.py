@@ -1,7 +1,9 @@
 """Switchyard beside PyTorch on the same GPU, in one process, on the same
 tensors, timed in alternation (docs/performance.md, issue 17):
-scaled_dot_product_attention against F.scaled_dot_product_attention, and
-conv2d on ResNet-50's shapes against F.conv2d.
+scaled_dot_product_attention against F.scaled_dot_product_attention,
+conv2d on ResNet-50's shapes against F.conv2d, and (--only=conv2d_relu)
+conv2d (+ bias) → relu captured in a graph, where the pattern pass may
+replace it by cuda::conv2d_relu, against F.relu(F.conv2d(...)).
 
 bench_cuda and bench_cuda_torch.py time the two libraries one after the
 other, minutes apart, so a shift in clocks or in the GPU's temperature
@@ -18,7 +20,7 @@ output per call. Host time to enqueue one call is timed the same way for
 both, from Python.
 
     PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_torch_ab.py \
-        [--rounds=15] [--only=attention,conv2d] [--match='f16 NCHW conv1']
+        [--rounds=15] [--only=attention,conv2d,conv2d_relu] [--match='f16 NCHW conv1']
 """
 
 import argparse
@@ -164,6 +166,50 @@ def conv2d(ctx, rounds, match):
                   f"| {host_enqueue_us(sy_fn, 100):.1f} |")
 
 
+def conv2d_relu(ctx, rounds, match):
+    # The graph is compiled with the default patterns policy (measured):
+    # the pass times cuda::conv2d_relu against the two ops and keeps the
+    # faster. The extra column says which it kept, and the eager
+    # conv2d + relu time (the two ops from Python, median of 5 bursts).
+    table = Table("conv2d (+ bias) -> relu captured, N = 32, against F.relu(F.conv2d) "
+                  "(target >= 0.9 for f16/bf16, 0.95 for f32)", rounds,
+                  extra="pattern; eager conv2d + relu ms")
+    for layout in ("NCHW", "NHWC"):
+        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
+        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
+                            (torch.bfloat16, "bf16")):
+            for label, c, hw, k, kernel, stride, padding in RESNET_CONVS:
+                if match not in f"{name} {layout} {label}":
+                    continue
+                x = (torch.rand(32, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
+                    memory_format=fmt)
+                w = (torch.rand(k, c, kernel, kernel, device="cuda") * 0.2 - 0.1).to(dtype).to(
+                    memory_format=fmt)
+                b = (torch.rand(k, device="cuda") - 0.5).to(dtype)
+                sx, sw, sb = (sy.from_dlpack(t, context=ctx) for t in (x, w, b))
+                conv = [stride, stride], [padding, padding]
+                with sy.graph(ctx) as g:
+                    g.output(ctx.ops.relu(ctx.ops.conv2d(g.input(sx), sw, sb, *conv)))
+                notes = [line for line in g.explain().splitlines() if "pattern conv2d" in line]
+                kept = ("replaced" if notes and "not replaced" not in notes[0]
+                        else "two ops" if notes else "no match")
+                torch_fn = lambda: F.relu(F.conv2d(x, w, b, stride, padding))  # noqa: E731
+                sy_fn = lambda: g(sx)  # noqa: E731
+                eager = lambda: ctx.ops.relu(ctx.ops.conv2d(sx, sw, sb, *conv))  # noqa: E731
+                got = sy_fn()
+                got = got[0] if isinstance(got, (list, tuple)) else got
+                check(f"conv2d_relu {name} {layout} {label}", torch.from_dlpack(got), torch_fn(),
+                      2e-2 if dtype != torch.float32 else 1e-4)
+                eager_ms = statistics.median(burst_ms(eager, 10) for _ in range(5))
+                oh = (hw + 2 * padding - kernel) // stride + 1
+                flops = 2.0 * 32 * k * oh * oh * c * kernel * kernel
+                table.row(name, f"{layout} {label}", torch_fn, sy_fn, 10, flops,
+                          0.95 if dtype == torch.float32 else 0.9,
+                          extra=f"{kept}; {eager_ms:.3f}")
+                del x, w, b, sx, sw, sb, g, got
+    table.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -180,6 +226,8 @@ def main():
         attention(ctx, args.rounds)
     if "conv2d" in parts:
         conv2d(ctx, args.rounds, args.match)
+    if "conv2d_relu" in parts:
+        conv2d_relu(ctx, args.rounds, args.match)
 
 
 if __name__ == "__main__":

@@ -327,7 +327,10 @@ typedef struct sy_fusion_extension_t {
  * in one kernel (cuBLASLt's epilogues, oneDNN's post-ops). The fusion pass
  * replaces a match by a call of `replacement` — a plugin-namespaced op
  * whose schema the plugin registers and whose tensor arguments are the
- * pattern's inputs, in order — when it resolves to a kernel for the match
+ * pattern's inputs, in order; each of its attributes takes the match's
+ * attribute of the same name and kind (conv2d's stride for
+ * cuda::conv2d_relu), else its default, and a match whose ops disagree
+ * on one is left alone — when it resolves to a kernel for the match
  * (kernels may decline) and the host measured it faster than what runs
  * otherwise (epilogues are slower than separate kernels on some GPUs). */
 
