@@ -111,40 +111,54 @@ def attention(ctx, rounds):
     table.close()
 
 
+class ResnetConv:
+    """One of ResNet-50's convolutions at N = 32 in one dtype and layout,
+    on PyTorch tensors (x in [-2, 2], w in [-0.1, 0.1])."""
+
+    def __init__(self, name, layout, dtype, label, c, hw, k, kernel, stride, padding):
+        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
+        self.name, self.layout, self.dtype, self.label = name, layout, dtype, label
+        self.stride, self.padding = stride, padding
+        self.x = (torch.rand(32, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
+            memory_format=fmt)
+        self.w = (torch.rand(k, c, kernel, kernel, device="cuda") * 0.2 - 0.1).to(dtype).to(
+            memory_format=fmt)
+        oh = (hw + 2 * padding - kernel) // stride + 1
+        self.flops = 2.0 * 32 * k * oh * oh * c * kernel * kernel
+        self.case = f"{layout} {label}"
+        self.target = 0.95 if dtype == torch.float32 else 0.9
+        self.tolerance = 1e-4 if dtype == torch.float32 else 2e-2
+
+
+def resnet_convs(match):
+    """ResnetConv of every row (both layouts, f32, f16, bf16) whose
+    'dtype layout case' contains `match`, one at a time."""
+    for layout in ("NCHW", "NHWC"):
+        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
+                            (torch.bfloat16, "bf16")):
+            for row in RESNET_CONVS:
+                if match in f"{name} {layout} {row[0]}":
+                    yield ResnetConv(name, layout, dtype, *row)
+
+
 def conv2d(ctx, rounds, match):
     # The last column: each side's error against the same convolution in
     # float64, which shows a 16-bit reduction where one ran (the cuda
     # plugin's conv2d_reduced_precision option; docs/cuda.md).
     table = Table("conv2d, N = 32 (target >= 0.9 of PyTorch for f16/bf16, 0.95 for f32)",
                   rounds, extra="error vs f64: torch, ours")
-    for layout in ("NCHW", "NHWC"):
-        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
-        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
-                            (torch.bfloat16, "bf16")):
-            for label, c, hw, k, kernel, stride, padding in RESNET_CONVS:
-                if match not in f"{name} {layout} {label}":
-                    continue
-                n = 32
-                x = (torch.rand(n, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
-                    memory_format=fmt)
-                w = (torch.rand(k, c, kernel, kernel, device="cuda") * 0.2 - 0.1).to(dtype).to(
-                    memory_format=fmt)
-                sx, sw = sy.from_dlpack(x, context=ctx), sy.from_dlpack(w, context=ctx)
-                torch_fn = lambda: F.conv2d(x, w, None, stride, padding)  # noqa: E731
-                sy_fn = lambda: ctx.ops.conv2d(  # noqa: E731
-                    sx, sw, None, [stride, stride], [padding, padding])
-                ours = torch.from_dlpack(sy_fn())
-                check(f"conv2d {name} {layout} {label}", ours, torch_fn(),
-                      2e-2 if dtype != torch.float32 else 1e-4)
-                want = F.conv2d(x.double(), w.double(), None, stride, padding)
-                errors = (f"{error_vs_f64(torch_fn(), want):.1e}, "
-                          f"{error_vs_f64(ours, want):.1e}")
-                del want, ours
-                oh = (hw + 2 * padding - kernel) // stride + 1
-                flops = 2.0 * n * k * oh * oh * c * kernel * kernel
-                table.row(name, f"{layout} {label}", torch_fn, sy_fn, 10, flops,
-                          0.95 if dtype == torch.float32 else 0.9, extra=errors)
-                del x, w, sx, sw
+    for p in resnet_convs(match):
+        sx, sw = sy.from_dlpack(p.x, context=ctx), sy.from_dlpack(p.w, context=ctx)
+        torch_fn = lambda: F.conv2d(p.x, p.w, None, p.stride, p.padding)  # noqa: E731
+        sy_fn = lambda: ctx.ops.conv2d(  # noqa: E731
+            sx, sw, None, [p.stride, p.stride], [p.padding, p.padding])
+        ours = torch.from_dlpack(sy_fn())
+        check(f"conv2d {p.name} {p.case}", ours, torch_fn(), p.tolerance)
+        want = F.conv2d(p.x.double(), p.w.double(), None, p.stride, p.padding)
+        errors = f"{error_vs_f64(torch_fn(), want):.1e}, {error_vs_f64(ours, want):.1e}"
+        del want, ours
+        table.row(p.name, p.case, torch_fn, sy_fn, 10, p.flops, p.target, extra=errors)
+        del p, sx, sw
     table.close()
     print("\nhost time to enqueue one small call (N=1 64->64 3x3, 8^2; target <= 10 µs)")
     print("| dtype | layout | torch µs | switchyard µs |")
@@ -174,39 +188,25 @@ def conv2d_relu(ctx, rounds, match):
     table = Table("conv2d (+ bias) -> relu captured, N = 32, against F.relu(F.conv2d) "
                   "(target >= 0.9 for f16/bf16, 0.95 for f32)", rounds,
                   extra="pattern; eager conv2d + relu ms")
-    for layout in ("NCHW", "NHWC"):
-        fmt = torch.channels_last if layout == "NHWC" else torch.contiguous_format
-        for dtype, name in ((torch.float32, "f32"), (torch.float16, "f16"),
-                            (torch.bfloat16, "bf16")):
-            for label, c, hw, k, kernel, stride, padding in RESNET_CONVS:
-                if match not in f"{name} {layout} {label}":
-                    continue
-                x = (torch.rand(32, c, hw, hw, device="cuda") * 4 - 2).to(dtype).to(
-                    memory_format=fmt)
-                w = (torch.rand(k, c, kernel, kernel, device="cuda") * 0.2 - 0.1).to(dtype).to(
-                    memory_format=fmt)
-                b = (torch.rand(k, device="cuda") - 0.5).to(dtype)
-                sx, sw, sb = (sy.from_dlpack(t, context=ctx) for t in (x, w, b))
-                conv = [stride, stride], [padding, padding]
-                with sy.graph(ctx) as g:
-                    g.output(ctx.ops.relu(ctx.ops.conv2d(g.input(sx), sw, sb, *conv)))
-                notes = [line for line in g.explain().splitlines() if "pattern conv2d" in line]
-                kept = ("replaced" if notes and "not replaced" not in notes[0]
-                        else "two ops" if notes else "no match")
-                torch_fn = lambda: F.relu(F.conv2d(x, w, b, stride, padding))  # noqa: E731
-                sy_fn = lambda: g(sx)  # noqa: E731
-                eager = lambda: ctx.ops.relu(ctx.ops.conv2d(sx, sw, sb, *conv))  # noqa: E731
-                got = sy_fn()
-                got = got[0] if isinstance(got, (list, tuple)) else got
-                check(f"conv2d_relu {name} {layout} {label}", torch.from_dlpack(got), torch_fn(),
-                      2e-2 if dtype != torch.float32 else 1e-4)
-                eager_ms = statistics.median(burst_ms(eager, 10) for _ in range(5))
-                oh = (hw + 2 * padding - kernel) // stride + 1
-                flops = 2.0 * 32 * k * oh * oh * c * kernel * kernel
-                table.row(name, f"{layout} {label}", torch_fn, sy_fn, 10, flops,
-                          0.95 if dtype == torch.float32 else 0.9,
-                          extra=f"{kept}; {eager_ms:.3f}")
-                del x, w, b, sx, sw, sb, g, got
+    for p in resnet_convs(match):
+        b = (torch.rand(p.w.shape[0], device="cuda") - 0.5).to(p.dtype)
+        sx, sw, sb = (sy.from_dlpack(t, context=ctx) for t in (p.x, p.w, b))
+        conv = [p.stride, p.stride], [p.padding, p.padding]
+        with sy.graph(ctx) as g:
+            g.output(ctx.ops.relu(ctx.ops.conv2d(g.input(sx), sw, sb, *conv)))
+        notes = [line for line in g.explain().splitlines() if "pattern conv2d" in line]
+        kept = ("replaced" if notes and "not replaced" not in notes[0]
+                else "two ops" if notes else "no match")
+        torch_fn = lambda: F.relu(F.conv2d(p.x, p.w, b, p.stride, p.padding))  # noqa: E731
+        sy_fn = lambda: g(sx)  # noqa: E731
+        eager = lambda: ctx.ops.relu(ctx.ops.conv2d(sx, sw, sb, *conv))  # noqa: E731
+        got = sy_fn()
+        got = got[0] if isinstance(got, (list, tuple)) else got
+        check(f"conv2d_relu {p.name} {p.case}", torch.from_dlpack(got), torch_fn(), p.tolerance)
+        eager_ms = statistics.median(burst_ms(eager, 10) for _ in range(5))
+        table.row(p.name, p.case, torch_fn, sy_fn, 10, p.flops, p.target,
+                  extra=f"{kept}; {eager_ms:.3f}")
+        del p, b, sx, sw, sb, g, got
     table.close()
 
 
