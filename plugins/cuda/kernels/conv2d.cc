@@ -443,9 +443,13 @@ sy_error_t* Register(const sy_host_api_t* host, sy_host_context_t* context,
   desc.num_dtypes = 3;
   desc.priority = gpu::ThisTarget().priority;
   desc.fn = fn;
-  const bool tuned = d != SY_DTYPE_F64;  // the direct kernel has no variants
+  // The direct f64 kernel has no variants; f32 has no implicit_gemm (the
+  // kernel takes 16-bit problems only, and the variant would time the
+  // measured pick a second time).
+  const bool tuned = d != SY_DTYPE_F64;
+  const bool own = d == SY_DTYPE_F16 || d == SY_DTYPE_BF16;
   desc.variants = tuned ? variants.variants : nullptr;
-  desc.num_variants = tuned ? kConv2dVariants : 0;
+  desc.num_variants = !tuned ? 0 : own ? kConv2dVariants : kConv2dHeuristicVariants;
   return host->register_kernel(context, &desc);
 }
 

@@ -82,10 +82,10 @@
 namespace sy::cuda {
 
 // The variants conv2d registers for the autotuner: cuDNN's heuristic
-// choices 0..3 (cudnn_heuristic0..3), then the plugin's implicit-GEMM
-// kernel (implicit_gemm, Note [Implicit GEMM conv] in
-// conv2d_implicit_gemm.h), which runs the measured pick where the kernel
-// does not take the problem.
+// choices 0..3 (cudnn_heuristic0..3), then, for f16 and bf16 only, the
+// plugin's implicit-GEMM kernel (implicit_gemm, Note [Implicit GEMM conv]
+// in conv2d_implicit_gemm.h), which runs the measured pick where the
+// kernel does not take the problem.
 inline constexpr int kConv2dHeuristicVariants = 4;
 inline constexpr int kConv2dImplicitGemmVariant = kConv2dHeuristicVariants;
 inline constexpr int kConv2dVariants = kConv2dHeuristicVariants + 1;

@@ -363,13 +363,16 @@ TEST_P(CudaConv2dTest, ChannelsLastInputsAndOutput) {
   EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
 }
 
-// The variants conv2d registers: cudnn_heuristic0..3 and implicit_gemm.
-constexpr int kVariants = 5;
+// The variants conv2d registers (the autotuner's candidates):
+// cudnn_heuristic0..3, and for 16-bit dtypes implicit_gemm.
 constexpr int kImplicitGemmVariant = 4;
+int Variants(sy_dtype_t dtype) {
+  return dtype == SY_DTYPE_F16 || dtype == SY_DTYPE_BF16 ? 5 : 4;
+}
 
-// Each variant (the autotuner's candidates) computes the same; with 24
-// input channels implicit_gemm is the measured pick (the kernel takes at
-// most 16; ImplicitGemmTileEdges below runs it).
+// Each variant computes the same; with 24 input channels implicit_gemm is
+// the measured pick (the kernel takes at most 16; ImplicitGemmTileEdges
+// below runs it).
 TEST_P(CudaConv2dTest, EveryVariant) {
   const sy_dtype_t dtype = GetParam();
   if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
@@ -383,7 +386,7 @@ TEST_P(CudaConv2dTest, EveryVariant) {
   const std::string d(plugin::DtypeName(dtype));
   const std::string kernel = "cuda::conv2d." + d + "." + d + ".none";
   const std::vector<Attr> attrs = c.Attrs();
-  for (int variant = 0; variant < kVariants; ++variant) {
+  for (int variant = 0; variant < Variants(dtype); ++variant) {
     SCOPED_TRACE("variant " + std::to_string(variant));
     const Tensor none;
     const Tensor* in[3] = {&tx, &tw, nullptr};
@@ -464,7 +467,8 @@ struct GemmCase {
 // 264 (16-byte stores, three tiles); dilation, uneven padding and
 // strides; ReLU; and a reduction of 400, past the kernel, which the
 // variant hands to the measured pick. The plan cache's debug line says
-// which ran.
+// which ran. f32 has no implicit_gemm variant (asking is an error); its
+// default route computes the same problems.
 TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
   const sy_dtype_t dtype = GetParam();
   if (dtype == SY_DTYPE_F64) GTEST_SKIP() << "the f64 direct kernel has no variants";
@@ -530,13 +534,20 @@ TEST_P(CudaConv2dTest, ImplicitGemmTileEdges) {
     args.outputs = absl::MakeConstSpan(out);
     const std::string kernel =
         (gc.relu ? "cuda::conv2d_relu." : "cuda::conv2d.") + d + "." + d + "." + d;
-    args.route = RouteRequest::Kernel(kernel, kImplicitGemmVariant);
+    const bool sixteen_bits = dtype == SY_DTYPE_F16 || dtype == SY_DTYPE_BF16;
     const OpHandle op = gc.relu ? rt.FindOp("cuda::conv2d_relu").value() : Op();
+    if (!sixteen_bits) {  // f32 has no implicit_gemm variant: its default runs
+      args.route = RouteRequest::Kernel(kernel, kImplicitGemmVariant);
+      const absl::Status refused = rt.Execute(op, args);
+      EXPECT_TRUE(absl::IsOutOfRange(refused)) << refused;
+      EXPECT_THAT(std::string(refused.message()),
+                  HasSubstr("has 4 variant(s); variant 4 does not exist"));
+    }
+    args.route = RouteRequest::Kernel(kernel, sixteen_bits ? kImplicitGemmVariant : -1);
     built.lines.clear();
     absl::Status st = rt.Execute(op, args);
     ASSERT_TRUE(st.ok()) << st;
     EXPECT_LT(RelativeError(Download(y), want), Tolerance(dtype));
-    const bool sixteen_bits = dtype == SY_DTYPE_F16 || dtype == SY_DTYPE_BF16;
     ASSERT_EQ(built.lines.size(), 1u) << "one new plan for the problem";
     EXPECT_EQ(built.lines[0].find("the plugin's implicit GEMM") != std::string::npos,
               gc.taken && sixteen_bits)
