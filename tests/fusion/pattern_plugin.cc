@@ -12,6 +12,13 @@
 //   sum_max       sum(dims, keepdim) → max(dims, keepdim)
 //                 → test_patterns::sum_max(dims, keepdim), whose kernel
 //                 declines every call (only the attribute check is tested)
+//   exp_neg       exp → neg                      → test_patterns::scaled_exp_neg,
+//                 whose attribute `factor` is required and no op of the
+//                 match has
+//   exp_attention exp → scaled_dot_product_attention
+//                 → test_patterns::exp_attention, whose output is
+//                 contiguous where attention's is [B, L, H, E] (the layout
+//                 check); neither has a kernel
 // matmul_add's kernel computes a·b + bias over any strides in double and
 // adds nothing else, so a test can compare it against float64; exp_sum
 // likewise sums exp(x) of rank-2 f32 in double.
@@ -25,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "switchyard/plugin.hpp"
@@ -205,6 +213,14 @@ constexpr sy_pattern_node_t kSumMax[] = {
     {"sum", {-1, 0, 0, 0}, 1, 0, nullptr},
     {"max", {0, 0, 0, 0}, 1, 0, nullptr},
 };
+constexpr sy_pattern_node_t kExpNeg[] = {
+    {"exp", {-1, 0, 0, 0}, 1, 0, nullptr},
+    {"neg", {0, 0, 0, 0}, 1, 0, nullptr},
+};
+constexpr sy_pattern_node_t kExpAttention[] = {
+    {"exp", {-1, 0, 0, 0}, 1, 0, nullptr},
+    {"scaled_dot_product_attention", {0, -2, -3, 0}, 3, 0, nullptr},
+};
 constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes,
                                const char* replacement, int32_t inputs) {
   return {.struct_size = sizeof(sy_pattern_t), .extension = nullptr, .name = name,
@@ -217,12 +233,14 @@ constexpr sy_pattern_t kPatterns[] = {
     Pattern("add_exp", kAddExp, "test_patterns::missing", 2),
     Pattern("exp_sum", kExpSum, "test_patterns::exp_sum", 1),
     Pattern("sum_max", kSumMax, "test_patterns::sum_max", 1),
+    Pattern("exp_neg", kExpNeg, "test_patterns::scaled_exp_neg", 1),
+    Pattern("exp_attention", kExpAttention, "test_patterns::exp_attention", 3),
 };
 constexpr sy_patterns_extension_t kPatternsExtension = {
     .base = {.struct_size = sizeof(sy_patterns_extension_t), .type = SY_EXTENSION_PATTERNS,
              .reserved = 0, .next = nullptr},
     .patterns = kPatterns,
-    .num_patterns = 5,
+    .num_patterns = static_cast<int32_t>(std::size(kPatterns)),
     .reserved = 0};
 
 sy_error_t* RegisterSchema(const sy_host_api_t* host, sy_host_context_t* context,
@@ -265,6 +283,12 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
       host, context,
       "test_patterns::sum_max(Tensor x, int[] dims=[], bool keepdim=False) -> Tensor",
       ReduceShape));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterSchema(
+      host, context, "test_patterns::scaled_exp_neg(Tensor x, float factor) -> Tensor",
+      SameShape));
+  SY_PLUGIN_RETURN_IF_ERROR(RegisterSchema(
+      host, context, "test_patterns::exp_attention(Tensor q, Tensor k, Tensor v) -> Tensor",
+      SameShape));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::matmul_add",
                                            "matmul_add_f32", 3, MatmulAdd, 0));
   SY_PLUGIN_RETURN_IF_ERROR(RegisterKernel(host, context, "test_patterns::exp_sum",

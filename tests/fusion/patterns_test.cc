@@ -182,6 +182,35 @@ TEST_F(Patterns, OpsThatDisagreeOnAnAttributeKeepTheirOps) {
               "max(sum(y, [0]), [0])");
 }
 
+// A replacement that requires an attribute no op of the match has, and one
+// that would write another layout than the match (attention's output is
+// [B, L, H, E] in memory, Note [Attention output layout]; the
+// replacement's is contiguous): both matches keep their ops.
+TEST_F(Patterns, AReplacementMissingAnAttributeOrTheLayoutKeepsTheOps) {
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{
+        Op("neg", {Op("exp", {in[0]})}),
+        Op("scaled_dot_product_attention", {Op("exp", {in[1]}), in[1], in[1], Tensor()})};
+  };
+  const Tensor x = Random(*rt_, *cpu_, SY_DTYPE_F32, {4, 3}, 1);
+  const Tensor q = Random(*rt_, *cpu_, SY_DTYPE_F32, {2, 2, 5, 4}, 2);
+  absl::StatusOr<CompiledGraph> g = Compile({x, q}, body);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const std::string text = g->Describe();
+  EXPECT_EQ(g->stats().patterns, 0) << text;
+  EXPECT_THAT(text, HasSubstr("pattern exp_neg (plugin 'test_patterns') at exp %0 → neg %1: "
+                              "not replaced: test_patterns::scaled_exp_neg requires 'factor', "
+                              "which no op of the match has"));
+  EXPECT_THAT(text, HasSubstr("pattern exp_attention (plugin 'test_patterns') at exp %2 → "
+                              "scaled_dot_product_attention %3: not replaced: "
+                              "test_patterns::exp_attention writes its result with strides "
+                              "[40, 20, 4, 1] where the match writes [40, 4, 8, 1]"));
+  absl::StatusOr<std::vector<Tensor>> got = g->Launch({x, q});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectClose(Read(*rt_, (*got)[0]), Read(*rt_, Op("neg", {Op("exp", {x})})), 1e-6,
+              "neg(exp(x))");
+}
+
 TEST_F(Patterns, MeasuredPatternsAreTimedOnceAndStillCorrect) {
   const int m = 16, k = 16, n = 16;
   auto body = [&](const std::vector<Tensor>& in) {
