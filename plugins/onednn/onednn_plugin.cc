@@ -22,6 +22,7 @@
 #include "context.h"
 #include "dnnl.hpp"
 #include "kernels/kernel_list.h"
+#include "patterns.h"
 #include "switchyard/plugin.h"
 #include "switchyard/plugin.hpp"
 
@@ -114,7 +115,8 @@ sy_plugin_api_t MakeTable() {
   sy_plugin_api_t table{};
   table.struct_size = sizeof(sy_plugin_api_t);
   table.abi_major = SY_PLUGIN_ABI_MAJOR;
-  table.abi_minor = 1;  // declines, options, resident
+  table.abi_minor = 1;  // declines, options, resident, patterns
+  table.extension = PatternsExtension();
   table.name = "onednn";
   table.version = "0.2.0";
   table.load = Load;

@@ -1,16 +1,18 @@
 // The plugin's own ops: a linear or matmul with the op that usually follows
 // it fused in as a oneDNN post-op, computed on the f32 accumulator before
 // the single rounding to the output dtype. They exist for the fusion pass
-// (pattern substitution: linear → relu, linear → gelu, matmul → add), and
-// can be called by name like any op:
+// (pattern substitution, patterns.h: matmul → add (→ gelu); not → relu,
+// whose NaN differs), and can be called by name like any op:
 //
 //   onednn::linear_relu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 //   onednn::linear_gelu(Tensor input, Tensor weight, Tensor? bias=None, str approximate="none") -> Tensor
 //   onednn::matmul_add(Tensor a, Tensor b, Tensor c) -> Tensor
+//   onednn::matmul_add_gelu(Tensor a, Tensor b, Tensor c, str approximate="none") -> Tensor
 //
 // linear_* follow `linear` (weight [out, in]) then relu / gelu; matmul_add
 // is matmul(a, b) + c, where c broadcasts to matmul's result without
-// growing it. Shapes and dtypes are checked here (the core calls these shape
+// growing it, and matmul_add_gelu gelu of that (a linear with a bias and
+// gelu, as the fusion pass sees it once linear is decomposed). Shapes and dtypes are checked here (the core calls these shape
 // functions); kernels exist for f32 and, with native bf16, bf16.
 #include <algorithm>
 #include <array>
@@ -54,6 +56,22 @@ sy_error_t* CheckShapeCall(const sy_shape_call_t* call, std::string_view op,
       call->num_attrs != num_attrs || call->num_outputs != 1 ||
       call->outputs == nullptr || (num_attrs > 0 && call->attrs == nullptr)) {
     return ShapeError(op, "malformed shape call; the host is damaged");
+  }
+  return nullptr;
+}
+
+// A gelu's `approximate` attribute as text ("" when it is not a string).
+std::string_view Approximate(const sy_attr_t& a) {
+  return a.kind == SY_ATTR_STRING
+             ? std::string_view(a.value.str.data, static_cast<size_t>(a.value.str.size))
+             : std::string_view();
+}
+
+sy_error_t* CheckApproximate(const sy_shape_call_t* call, std::string_view op) {
+  const std::string_view approximate = Approximate(call->attrs[0]);
+  if (approximate != "none" && approximate != "tanh") {
+    return ShapeError(op, StrCat("argument 'approximate' is \"", approximate,
+                                 "\"; pass \"none\" or \"tanh\""));
   }
   return nullptr;
 }
@@ -102,24 +120,15 @@ sy_error_t* LinearReluShape(const sy_shape_call_t* call) {
 sy_error_t* LinearGeluShape(const sy_shape_call_t* call) {
   return plugin::Guard("onednn::linear_gelu shape", [&]() -> sy_error_t* {
     SY_PLUGIN_RETURN_IF_ERROR(LinearShape(call, "linear_gelu", 1));
-    const sy_attr_t& a = call->attrs[0];
-    const std::string_view approximate =
-        a.kind == SY_ATTR_STRING
-            ? std::string_view(a.value.str.data, static_cast<size_t>(a.value.str.size))
-            : std::string_view();
-    if (approximate != "none" && approximate != "tanh") {
-      return ShapeError("linear_gelu", StrCat("argument 'approximate' is \"",
-                                              approximate,
-                                              "\"; pass \"none\" or \"tanh\""));
-    }
-    return nullptr;
+    return CheckApproximate(call, "linear_gelu");
   });
 }
 
-sy_error_t* MatmulAddShape(const sy_shape_call_t* call) {
-  constexpr std::string_view kOp = "matmul_add";
-  return plugin::Guard("onednn::matmul_add shape", [&]() -> sy_error_t* {
-    SY_PLUGIN_RETURN_IF_ERROR(CheckShapeCall(call, kOp, 3, 0));
+// Shared by matmul_add and matmul_add_gelu (`num_attrs`: its approximate).
+sy_error_t* MatmulAddShapeOf(const sy_shape_call_t* call, std::string_view kOp,
+                             int num_attrs) {
+  {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckShapeCall(call, kOp, 3, num_attrs));
     const sy_tensor_meta_t* a = MetaArg(call, 0);
     const sy_tensor_meta_t* b = MetaArg(call, 1);
     const sy_tensor_meta_t* c = MetaArg(call, 2);
@@ -176,10 +185,35 @@ sy_error_t* MatmulAddShape(const sy_shape_call_t* call) {
     }
     call->outputs[0] = out;
     return nullptr;
+  }
+}
+
+sy_error_t* MatmulAddShape(const sy_shape_call_t* call) {
+  return plugin::Guard("onednn::matmul_add shape",
+                       [&] { return MatmulAddShapeOf(call, "matmul_add", 0); });
+}
+
+sy_error_t* MatmulAddGeluShape(const sy_shape_call_t* call) {
+  return plugin::Guard("onednn::matmul_add_gelu shape", [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(MatmulAddShapeOf(call, "matmul_add_gelu", 1));
+    return CheckApproximate(call, "matmul_add_gelu");
   });
 }
 
 // ---- Kernels ---------------------------------------------------------------
+
+// gelu's oneDNN algorithm from its `approximate` attribute.
+sy_error_t* GeluAlgorithm(const sy_attr_t& a, std::string_view where, dnnl::algorithm* alg) {
+  const std::string_view approximate = Approximate(a);
+  if (approximate == "tanh") {
+    *alg = dnnl::algorithm::eltwise_gelu_tanh;
+  } else if (approximate == "none") {
+    *alg = dnnl::algorithm::eltwise_gelu_erf;
+  } else {
+    return OpError(where, "argument 'approximate' must be \"none\" or \"tanh\"");
+  }
+  return nullptr;
+}
 
 struct LinearPostOp {
   std::string_view where;
@@ -201,18 +235,7 @@ sy_error_t* LinearWithPostOp(const sy_kernel_call_t* call) {
     }
     dnnl::algorithm alg = op->alg;
     if (op->num_attrs == 1) {
-      const sy_attr_t& a = call->attrs[0];
-      const std::string_view approximate =
-          a.kind == SY_ATTR_STRING
-              ? std::string_view(a.value.str.data,
-                                 static_cast<size_t>(a.value.str.size))
-              : std::string_view();
-      if (approximate == "tanh") {
-        alg = dnnl::algorithm::eltwise_gelu_tanh;
-      } else if (approximate != "none") {
-        return OpError(op->where, "argument 'approximate' must be \"none\" "
-                                  "or \"tanh\"");
-      }
+      SY_PLUGIN_RETURN_IF_ERROR(GeluAlgorithm(call->attrs[0], op->where, &alg));
     }
     if (plugin::NumElements(call->outputs[0]) == 0) return nullptr;
     Scratch scratch;
@@ -227,12 +250,26 @@ sy_error_t* LinearWithPostOp(const sy_kernel_call_t* call) {
   });
 }
 
-sy_error_t* MatmulAdd(const sy_kernel_call_t* call) {
-  constexpr std::string_view kWhere = "onednn plugin: onednn::matmul_add";
-  return RunKernel(kWhere, call, Work::kAlways, [&]() -> sy_error_t* {
-    SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, kWhere, 3, 1, 0));
+// matmul_add, and matmul_add_gelu with gelu after the add (num_attrs 1:
+// its approximate).
+struct MatmulPostOp {
+  std::string_view where;
+  int num_attrs;
+};
+
+constexpr MatmulPostOp kMatmulAdd = {"onednn plugin: onednn::matmul_add", 0};
+constexpr MatmulPostOp kMatmulAddGelu = {"onednn plugin: onednn::matmul_add_gelu", 1};
+
+sy_error_t* MatmulWithPostOps(const sy_kernel_call_t* call) {
+  const auto* op = OpData<MatmulPostOp>(call);
+  return RunKernel(op->where, call, Work::kAlways, [&]() -> sy_error_t* {
+    SY_PLUGIN_RETURN_IF_ERROR(CheckCall(call, op->where, 3, 1, op->num_attrs));
     if (call->inputs[0].ndim < 1 || call->inputs[1].ndim < 1) {
-      return OpError(kWhere, "both 'a' and 'b' must have rank >= 1");
+      return OpError(op->where, "both 'a' and 'b' must have rank >= 1");
+    }
+    dnnl::algorithm gelu = dnnl::algorithm::eltwise_gelu_erf;
+    if (op->num_attrs == 1) {
+      SY_PLUGIN_RETURN_IF_ERROR(GeluAlgorithm(call->attrs[0], op->where, &gelu));
     }
     if (plugin::NumElements(call->outputs[0]) == 0) return nullptr;
     Scratch scratch;
@@ -241,6 +278,7 @@ sy_error_t* MatmulAdd(const sy_kernel_call_t* call) {
     const Operand c = AlignToDst(call->inputs[2], layout, scratch);
     dnnl::post_ops post_ops;
     post_ops.append_binary(dnnl::algorithm::binary_add, c.desc());
+    if (op->num_attrs == 1) post_ops.append_eltwise(1.f, gelu, 0.f, 0.f);
     dnnl::primitive_attr attr;
     attr.set_post_ops(post_ops);
     RunMatmul(layout, attr,
@@ -249,7 +287,7 @@ sy_error_t* MatmulAdd(const sy_kernel_call_t* call) {
   });
 }
 
-constexpr std::array<sy_schema_desc_t, 3> kSchemas = {{
+constexpr std::array<sy_schema_desc_t, 4> kSchemas = {{
     {sizeof(sy_schema_desc_t), nullptr,
      "onednn::linear_relu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
      LinearReluShape, nullptr},
@@ -260,6 +298,9 @@ constexpr std::array<sy_schema_desc_t, 3> kSchemas = {{
     {sizeof(sy_schema_desc_t), nullptr,
      "onednn::matmul_add(Tensor a, Tensor b, Tensor c) -> Tensor",
      MatmulAddShape, nullptr},
+    {sizeof(sy_schema_desc_t), nullptr,
+     "onednn::matmul_add_gelu(Tensor a, Tensor b, Tensor c, str approximate=\"none\") -> Tensor",
+     MatmulAddGeluShape, nullptr},
 }};
 
 }  // namespace
@@ -278,7 +319,10 @@ void AddFusedKernels(KernelList& list, bool bf16) {
       list.Add(name, {d, d, SY_DTYPE_NONE}, LinearWithPostOp,
                const_cast<LinearPostOp*>(op));
     }
-    list.Add("onednn::matmul_add", {d, d, d}, MatmulAdd);
+    list.Add("onednn::matmul_add", {d, d, d}, MatmulWithPostOps,
+             const_cast<MatmulPostOp*>(&kMatmulAdd));
+    list.Add("onednn::matmul_add_gelu", {d, d, d}, MatmulWithPostOps,
+             const_cast<MatmulPostOp*>(&kMatmulAddGelu));
   }
 }
 

@@ -57,6 +57,8 @@ TEST(OnednnFusedOps, LinearWithActivationMatchesReference) {
   }
 }
 
+// matmul_add, and matmul_add_gelu (gelu of the same sum, tanh or erf),
+// each rounded once.
 TEST(OnednnFusedOps, MatmulAddBroadcastsC) {
   std::mt19937 gen(Seed() + 1);
   std::uniform_int_distribution<int> size(1, 24);
@@ -80,6 +82,7 @@ TEST(OnednnFusedOps, MatmulAddBroadcastsC) {
       std::vector<double> scale;
       HostTensor want = RefMatmul(a, b, &scale);
       const int64_t total = want.numel();
+      std::vector<double> sums(static_cast<size_t>(total));
       for (int64_t i = 0; i < total; ++i) {
         // Broadcast c by its trailing dims.
         int64_t rest = i, ci = 0, cstride = 1;
@@ -94,15 +97,26 @@ TEST(OnednnFusedOps, MatmulAddBroadcastsC) {
           }
         }
         const double cv = c.values[static_cast<size_t>(ci)];
-        want.values[static_cast<size_t>(i)] = RoundTo(dtype, want.values[static_cast<size_t>(i)] + cv);
+        sums[static_cast<size_t>(i)] = want.values[static_cast<size_t>(i)] + cv;
+        want.values[static_cast<size_t>(i)] = RoundTo(dtype, sums[static_cast<size_t>(i)]);
         scale[static_cast<size_t>(i)] += std::abs(cv);
       }
       const Tensor out = CallOne("onednn::matmul_add", {Upload(a), Upload(b), Upload(c)});
       const double tol = ContractionTol(dtype);
-      ExpectNear(Download(out), want, scale, tol, 1e-6, tol,
-                 "matmul_add a" + ::testing::PrintToString(a_shape) + " b" +
-                     ::testing::PrintToString(b_shape) + " c" +
-                     ::testing::PrintToString(c_shape));
+      const std::string shapes = " a" + ::testing::PrintToString(a_shape) + " b" +
+                                 ::testing::PrintToString(b_shape) + " c" +
+                                 ::testing::PrintToString(c_shape);
+      ExpectNear(Download(out), want, scale, tol, 1e-6, tol, "matmul_add" + shapes);
+      const bool tanh = iter % 2 == 1;
+      for (int64_t i = 0; i < total; ++i) {
+        want.values[static_cast<size_t>(i)] =
+            RoundTo(dtype, Gelu(sums[static_cast<size_t>(i)], tanh));
+      }
+      const Tensor gelu = CallOne("onednn::matmul_add_gelu", {Upload(a), Upload(b), Upload(c)},
+                                  {Attr(tanh ? "tanh" : "none")});
+      // gelu's slope is at most 1.13: the sum's error bound holds.
+      ExpectNear(Download(gelu), want, scale, tol, 1e-6, tol,
+                 std::string("matmul_add_gelu ") + (tanh ? "tanh" : "erf") + shapes);
     }
   }
 }

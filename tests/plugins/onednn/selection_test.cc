@@ -25,7 +25,8 @@ TEST(OnednnSelection, LoadRecordShowsAKernelOnlyPlugin) {
     EXPECT_EQ(record.outcome, LoadOutcome::kLoaded) << record.reason;
     EXPECT_EQ(record.plugin_abi_minor, 1u);
     EXPECT_EQ(record.num_devices, 0);  // the cpu plugin provides the device
-    EXPECT_EQ(record.num_schemas, 3);  // onednn::linear_relu, linear_gelu, matmul_add
+    // onednn::linear_relu, linear_gelu, matmul_add, matmul_add_gelu
+    EXPECT_EQ(record.num_schemas, 4);
     EXPECT_GT(record.num_kernels, 20);
   }
   EXPECT_TRUE(found);
@@ -266,6 +267,10 @@ TEST(OnednnSelection, FusedOpsRefuseBadInputClearly) {
   expect_error("onednn::linear_gelu", {x, w, bias_bad}, {}, "bias");
   expect_error("onednn::linear_gelu", {x, w, Tensor()}, {Attr("fast")}, "approximate");
   expect_error("onednn::matmul_add", {x, b, c_bad}, {}, "broadcast");
+  expect_error("onednn::matmul_add_gelu", {x, b, c_bad}, {}, "broadcast");
+  expect_error("onednn::matmul_add_gelu", {x, b, Tensor()}, {}, "required");
+  const Tensor c = Upload(Random(gen, SY_DTYPE_F32, {4}));
+  expect_error("onednn::matmul_add_gelu", {x, b, c}, {Attr("fast")}, "approximate");
   // The runtime still works after the refusals.
   EXPECT_THAT(Explain("onednn::linear_relu", {x, w, Tensor()}),
               HasSubstr("kernel onednn::"));
