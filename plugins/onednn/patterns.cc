@@ -1,6 +1,6 @@
 #include "patterns.h"
 
-#include <iterator>
+#include "switchyard/plugin.hpp"
 
 namespace sy::onednn {
 namespace {
@@ -25,34 +25,14 @@ constexpr sy_pattern_node_t kMatmulAdd[] = {
     {"add.Tensor", {0, -3, 0, 0}, 2, 0, nullptr},
 };
 
-constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes,
-                               int32_t count, int32_t inputs, const char* replacement) {
-  return {.struct_size = sizeof(sy_pattern_t),
-          .extension = nullptr,
-          .name = name,
-          .device_type = "cpu",
-          .nodes = nodes,
-          .num_nodes = count,
-          .num_inputs = inputs,
-          .replacement = replacement};
-}
-
 constexpr sy_pattern_t kPatterns[] = {
-    Pattern("matmul_add_gelu", kMatmulAddGelu, 3, 3, "onednn::matmul_add_gelu"),
-    Pattern("matmul_add", kMatmulAdd, 2, 3, "onednn::matmul_add"),
-    Pattern("linear_bias_gelu", kLinearBiasGelu, 2, 3, "onednn::linear_gelu"),
-    Pattern("linear_gelu", kLinearGelu, 2, 2, "onednn::linear_gelu"),
+    plugin::Pattern("matmul_add_gelu", "cpu", kMatmulAddGelu, 3, "onednn::matmul_add_gelu"),
+    plugin::Pattern("matmul_add", "cpu", kMatmulAdd, 3, "onednn::matmul_add"),
+    plugin::Pattern("linear_bias_gelu", "cpu", kLinearBiasGelu, 3, "onednn::linear_gelu"),
+    plugin::Pattern("linear_gelu", "cpu", kLinearGelu, 2, "onednn::linear_gelu"),
 };
 
-constexpr sy_patterns_extension_t kExtension = {
-    .base = {.struct_size = sizeof(sy_patterns_extension_t),
-             .type = SY_EXTENSION_PATTERNS,
-             .reserved = 0,
-             .next = nullptr},
-    .patterns = kPatterns,
-    .num_patterns = static_cast<int32_t>(std::size(kPatterns)),
-    .reserved = 0,
-};
+constexpr sy_patterns_extension_t kExtension = plugin::PatternsExtension(kPatterns);
 
 }  // namespace
 

@@ -32,7 +32,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <iterator>
 #include <vector>
 
 #include "switchyard/plugin.hpp"
@@ -221,27 +220,16 @@ constexpr sy_pattern_node_t kExpAttention[] = {
     {"exp", {-1, 0, 0, 0}, 1, 0, nullptr},
     {"scaled_dot_product_attention", {0, -2, -3, 0}, 3, 0, nullptr},
 };
-constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes,
-                               const char* replacement, int32_t inputs) {
-  return {.struct_size = sizeof(sy_pattern_t), .extension = nullptr, .name = name,
-          .device_type = "cpu", .nodes = nodes, .num_nodes = 2, .num_inputs = inputs,
-          .replacement = replacement};
-}
 constexpr sy_pattern_t kPatterns[] = {
-    Pattern("matmul_add", kMatmulAdd, "test_patterns::matmul_add", 3),
-    Pattern("add_gelu", kAddGelu, "test_patterns::add_gelu", 2),
-    Pattern("add_exp", kAddExp, "test_patterns::missing", 2),
-    Pattern("exp_sum", kExpSum, "test_patterns::exp_sum", 1),
-    Pattern("sum_max", kSumMax, "test_patterns::sum_max", 1),
-    Pattern("exp_neg", kExpNeg, "test_patterns::scaled_exp_neg", 1),
-    Pattern("exp_attention", kExpAttention, "test_patterns::exp_attention", 3),
+    sy::plugin::Pattern("matmul_add", "cpu", kMatmulAdd, 3, "test_patterns::matmul_add"),
+    sy::plugin::Pattern("add_gelu", "cpu", kAddGelu, 2, "test_patterns::add_gelu"),
+    sy::plugin::Pattern("add_exp", "cpu", kAddExp, 2, "test_patterns::missing"),
+    sy::plugin::Pattern("exp_sum", "cpu", kExpSum, 1, "test_patterns::exp_sum"),
+    sy::plugin::Pattern("sum_max", "cpu", kSumMax, 1, "test_patterns::sum_max"),
+    sy::plugin::Pattern("exp_neg", "cpu", kExpNeg, 1, "test_patterns::scaled_exp_neg"),
+    sy::plugin::Pattern("exp_attention", "cpu", kExpAttention, 3, "test_patterns::exp_attention"),
 };
-constexpr sy_patterns_extension_t kPatternsExtension = {
-    .base = {.struct_size = sizeof(sy_patterns_extension_t), .type = SY_EXTENSION_PATTERNS,
-             .reserved = 0, .next = nullptr},
-    .patterns = kPatterns,
-    .num_patterns = static_cast<int32_t>(std::size(kPatterns)),
-    .reserved = 0};
+constexpr sy_patterns_extension_t kPatternsExtension = sy::plugin::PatternsExtension(kPatterns);
 
 sy_error_t* RegisterSchema(const sy_host_api_t* host, sy_host_context_t* context,
                            const char* text, sy_shape_fn shape) {

@@ -1,9 +1,9 @@
 #include "fused/fusion_extension.h"
 
-#include <iterator>
 #include <mutex>
 
 #include "fused/fused_kernels.h"
+#include "switchyard/plugin.hpp"
 
 namespace sy::cuda {
 namespace {
@@ -45,36 +45,16 @@ constexpr sy_pattern_node_t kConv2dRelu[] = {
     {"relu", {0, 0, 0, 0}, 1, 0, nullptr},
 };
 
-constexpr sy_pattern_t Pattern(const char* name, const sy_pattern_node_t* nodes, int32_t count,
-                               int32_t inputs, const char* replacement) {
-  return {.struct_size = sizeof(sy_pattern_t),
-          .extension = nullptr,
-          .name = name,
-          .device_type = "cuda",
-          .nodes = nodes,
-          .num_nodes = count,
-          .num_inputs = inputs,
-          .replacement = replacement};
-}
-
 constexpr sy_pattern_t kPatterns[] = {
-    Pattern("linear_bias_gelu_tanh", kLinearBiasGelu, 2, 3, "cuda::linear_gelu"),
-    Pattern("linear_gelu_tanh", kLinearGelu, 2, 2, "cuda::linear_gelu"),
-    Pattern("matmul_bias_gelu_tanh", kMatmulBiasGelu, 3, 3, "cuda::matmul_bias_gelu"),
-    Pattern("matmul_bias", kMatmulBias, 2, 3, "cuda::matmul_bias"),
-    Pattern("conv2d_bias_relu", kConv2dBiasRelu, 2, 3, "cuda::conv2d_relu"),
-    Pattern("conv2d_relu", kConv2dRelu, 2, 2, "cuda::conv2d_relu"),
+    plugin::Pattern("linear_bias_gelu_tanh", "cuda", kLinearBiasGelu, 3, "cuda::linear_gelu"),
+    plugin::Pattern("linear_gelu_tanh", "cuda", kLinearGelu, 2, "cuda::linear_gelu"),
+    plugin::Pattern("matmul_bias_gelu_tanh", "cuda", kMatmulBiasGelu, 3, "cuda::matmul_bias_gelu"),
+    plugin::Pattern("matmul_bias", "cuda", kMatmulBias, 3, "cuda::matmul_bias"),
+    plugin::Pattern("conv2d_bias_relu", "cuda", kConv2dBiasRelu, 3, "cuda::conv2d_relu"),
+    plugin::Pattern("conv2d_relu", "cuda", kConv2dRelu, 2, "cuda::conv2d_relu"),
 };
 
-sy_patterns_extension_t g_patterns = {
-    .base = {.struct_size = sizeof(sy_patterns_extension_t),
-             .type = SY_EXTENSION_PATTERNS,
-             .reserved = 0,
-             .next = nullptr},
-    .patterns = kPatterns,
-    .num_patterns = static_cast<int32_t>(std::size(kPatterns)),
-    .reserved = 0,
-};
+sy_patterns_extension_t g_patterns = plugin::PatternsExtension(kPatterns);
 
 sy_fusion_extension_t g_fusion = {
     .base = {.struct_size = sizeof(sy_fusion_extension_t),

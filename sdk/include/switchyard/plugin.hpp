@@ -17,7 +17,9 @@
 //     kernel lists); CheckCall, CheckView, CheckShape and attribute readers;
 //     Decline, IsQuery and Workspace (ABI 1.1),
 //   - plugin/device.hpp: DeviceChecks and LiveHandles, the argument checks
-//     of device table slots.
+//     of device table slots,
+//   - plugin/patterns.hpp: Pattern and PatternsExtension, the tables of
+//     pattern kernels (ABI 1.1).
 //
 // Shared rules:
 // - Every function is thread-safe unless it says otherwise; none keeps a
@@ -37,6 +39,7 @@
 #include "switchyard/plugin/entry.hpp"
 #include "switchyard/plugin/errors.hpp"
 #include "switchyard/plugin/kernels.hpp"
+#include "switchyard/plugin/patterns.hpp"
 #include "switchyard/plugin/views.hpp"
 
 #endif  // SWITCHYARD_PLUGIN_HPP_
