@@ -91,14 +91,20 @@ bool MatchAt(const OpGraph& g, const sy_pattern_t& pattern, int p, int n, Match&
   return true;
 }
 
+// Whether the match ends on a device of the pattern's type. Matches on
+// other devices are passed over without a note: a graph on cpu would
+// otherwise list every GPU plugin's patterns as not replaced.
+bool OnItsDeviceType(const OpGraph& g, const sy_pattern_t& pattern, const Match& m) {
+  const Node& last = g.nodes[m.nodes.back()];
+  return last.device != nullptr && pattern.device_type != nullptr &&
+         last.device->type().name() == pattern.device_type;
+}
+
 // Whether the match's inner results are read only inside it, it sits on
-// one device of the pattern's type, and every pattern input is bound.
-std::string WhyNotSelfContained(const OpGraph& g, const sy_pattern_t& pattern, const Match& m,
+// one device, and every pattern input is bound.
+std::string WhyNotSelfContained(const OpGraph& g, const Match& m,
                                 const std::vector<std::vector<int>>& consumers) {
   const Node& last = g.nodes[m.nodes.back()];
-  if (last.device == nullptr || last.device->type().name() != pattern.device_type) {
-    return "not on a device of its type";
-  }
   for (int v : m.inputs) {
     if (v < 0) return "an input of the pattern is not bound";
   }
@@ -397,7 +403,8 @@ PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
                                             entry->plugin != nullptr ? entry->plugin->name() : "",
                                             "') at ", where, ": ");
       if (std::find(m.nodes.begin(), m.nodes.end(), -1) != m.nodes.end()) continue;
-      const std::string why = WhyNotSelfContained(graph, pattern, m, graph.ConsumersByBuffer());
+      if (!OnItsDeviceType(graph, pattern, m)) continue;
+      const std::string why = WhyNotSelfContained(graph, m, graph.ConsumersByBuffer());
       if (!why.empty()) {
         outcome.notes.push_back(absl::StrCat(head, "not replaced: ", why));
         continue;
