@@ -1,8 +1,9 @@
 // The plugin's own ops: a linear or matmul with the op that usually follows
 // it fused in as a oneDNN post-op, computed on the f32 accumulator before
 // the single rounding to the output dtype. They exist for the fusion pass
-// (pattern substitution, patterns.h: matmul → add (→ gelu); not → relu,
-// whose NaN differs), and can be called by name like any op:
+// (pattern substitution, patterns.h: matmul → add (→ gelu), linear →
+// gelu; nothing → relu, whose NaN differs), and can be called by name like
+// any op:
 //
 //   onednn::linear_relu(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 //   onednn::linear_gelu(Tensor input, Tensor weight, Tensor? bias=None, str approximate="none") -> Tensor
@@ -12,8 +13,9 @@
 // linear_* follow `linear` (weight [out, in]) then relu / gelu; matmul_add
 // is matmul(a, b) + c, where c broadcasts to matmul's result without
 // growing it, and matmul_add_gelu gelu of that (a linear with a bias and
-// gelu, as the fusion pass sees it once linear is decomposed). Shapes and dtypes are checked here (the core calls these shape
-// functions); kernels exist for f32 and, with native bf16, bf16.
+// gelu, as the fusion pass sees it once linear is decomposed). Shapes and
+// dtypes are checked here (the core calls these shape functions); kernels
+// exist for f32 and, with native bf16, bf16.
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -125,67 +127,65 @@ sy_error_t* LinearGeluShape(const sy_shape_call_t* call) {
 }
 
 // Shared by matmul_add and matmul_add_gelu (`num_attrs`: its approximate).
-sy_error_t* MatmulAddShapeOf(const sy_shape_call_t* call, std::string_view kOp,
+sy_error_t* MatmulAddShapeOf(const sy_shape_call_t* call, std::string_view op,
                              int num_attrs) {
-  {
-    SY_PLUGIN_RETURN_IF_ERROR(CheckShapeCall(call, kOp, 3, num_attrs));
-    const sy_tensor_meta_t* a = MetaArg(call, 0);
-    const sy_tensor_meta_t* b = MetaArg(call, 1);
-    const sy_tensor_meta_t* c = MetaArg(call, 2);
-    if (a == nullptr || b == nullptr || c == nullptr) {
-      return ShapeError(kOp, "arguments 'a', 'b' and 'c' are required");
-    }
-    if (!IsFloating(a->dtype) || b->dtype != a->dtype || c->dtype != a->dtype) {
-      return ShapeError(kOp, StrCat("arguments must share one floating dtype, "
-                                    "got ", DtypeName(a->dtype), ", ",
-                                    DtypeName(b->dtype), ", ",
-                                    DtypeName(c->dtype), "; cast them first"));
-    }
-    if (a->ndim < 1 || b->ndim < 1) {
-      return ShapeError(kOp, "arguments 'a' and 'b' must have rank >= 1");
-    }
-    const int64_t k_a = a->shape[a->ndim - 1];
-    const int64_t k_b = b->ndim == 1 ? b->shape[0] : b->shape[b->ndim - 2];
-    if (k_a != k_b) {
-      return ShapeError(kOp, StrCat("'a' ", ShapeToString(MetaShape(*a)),
-                                    " and 'b' ", ShapeToString(MetaShape(*b)),
-                                    " do not agree on the contracted dim; "
-                                    "pass a [..., M, K] and b [..., K, N]"));
-    }
-    // Batch dims broadcast as in NumPy's matmul.
-    const int batch_a = std::max(a->ndim - 2, 0);
-    const int batch_b = std::max(b->ndim - 2, 0);
-    const int batch = std::max(batch_a, batch_b);
-    sy_tensor_meta_t out{};
-    out.dtype = a->dtype;
-    for (int i = 0; i < batch; ++i) {
-      const int ia = i - (batch - batch_a), ib = i - (batch - batch_b);
-      const int64_t da = ia >= 0 ? a->shape[ia] : 1;
-      const int64_t db = ib >= 0 ? b->shape[ib] : 1;
-      if (da != db && da != 1 && db != 1) {
-        return ShapeError(kOp, StrCat("batch dims of 'a' ",
-                                      ShapeToString(MetaShape(*a)), " and 'b' ",
-                                      ShapeToString(MetaShape(*b)),
-                                      " do not broadcast"));
-      }
-      out.shape[out.ndim++] = da == 1 ? db : da;
-    }
-    if (a->ndim >= 2) out.shape[out.ndim++] = a->shape[a->ndim - 2];
-    if (b->ndim >= 2) out.shape[out.ndim++] = b->shape[b->ndim - 1];
-    bool fits = c->ndim <= out.ndim;
-    for (int i = 0; fits && i < c->ndim; ++i) {
-      const int64_t dc = c->shape[c->ndim - 1 - i];
-      fits = dc == 1 || dc == out.shape[out.ndim - 1 - i];
-    }
-    if (!fits) {
-      return ShapeError(kOp, StrCat("argument 'c' ", ShapeToString(MetaShape(*c)),
-                                    " must broadcast to matmul's result ",
-                                    ShapeToString(MetaShape(out)),
-                                    " without growing it"));
-    }
-    call->outputs[0] = out;
-    return nullptr;
+  SY_PLUGIN_RETURN_IF_ERROR(CheckShapeCall(call, op, 3, num_attrs));
+  const sy_tensor_meta_t* a = MetaArg(call, 0);
+  const sy_tensor_meta_t* b = MetaArg(call, 1);
+  const sy_tensor_meta_t* c = MetaArg(call, 2);
+  if (a == nullptr || b == nullptr || c == nullptr) {
+    return ShapeError(op, "arguments 'a', 'b' and 'c' are required");
   }
+  if (!IsFloating(a->dtype) || b->dtype != a->dtype || c->dtype != a->dtype) {
+    return ShapeError(op, StrCat("arguments must share one floating dtype, "
+                                  "got ", DtypeName(a->dtype), ", ",
+                                  DtypeName(b->dtype), ", ",
+                                  DtypeName(c->dtype), "; cast them first"));
+  }
+  if (a->ndim < 1 || b->ndim < 1) {
+    return ShapeError(op, "arguments 'a' and 'b' must have rank >= 1");
+  }
+  const int64_t k_a = a->shape[a->ndim - 1];
+  const int64_t k_b = b->ndim == 1 ? b->shape[0] : b->shape[b->ndim - 2];
+  if (k_a != k_b) {
+    return ShapeError(op, StrCat("'a' ", ShapeToString(MetaShape(*a)),
+                                  " and 'b' ", ShapeToString(MetaShape(*b)),
+                                  " do not agree on the contracted dim; "
+                                  "pass a [..., M, K] and b [..., K, N]"));
+  }
+  // Batch dims broadcast as in NumPy's matmul.
+  const int batch_a = std::max(a->ndim - 2, 0);
+  const int batch_b = std::max(b->ndim - 2, 0);
+  const int batch = std::max(batch_a, batch_b);
+  sy_tensor_meta_t out{};
+  out.dtype = a->dtype;
+  for (int i = 0; i < batch; ++i) {
+    const int ia = i - (batch - batch_a), ib = i - (batch - batch_b);
+    const int64_t da = ia >= 0 ? a->shape[ia] : 1;
+    const int64_t db = ib >= 0 ? b->shape[ib] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return ShapeError(op, StrCat("batch dims of 'a' ",
+                                    ShapeToString(MetaShape(*a)), " and 'b' ",
+                                    ShapeToString(MetaShape(*b)),
+                                    " do not broadcast"));
+    }
+    out.shape[out.ndim++] = da == 1 ? db : da;
+  }
+  if (a->ndim >= 2) out.shape[out.ndim++] = a->shape[a->ndim - 2];
+  if (b->ndim >= 2) out.shape[out.ndim++] = b->shape[b->ndim - 1];
+  bool fits = c->ndim <= out.ndim;
+  for (int i = 0; fits && i < c->ndim; ++i) {
+    const int64_t dc = c->shape[c->ndim - 1 - i];
+    fits = dc == 1 || dc == out.shape[out.ndim - 1 - i];
+  }
+  if (!fits) {
+    return ShapeError(op, StrCat("argument 'c' ", ShapeToString(MetaShape(*c)),
+                                  " must broadcast to matmul's result ",
+                                  ShapeToString(MetaShape(out)),
+                                  " without growing it"));
+  }
+  call->outputs[0] = out;
+  return nullptr;
 }
 
 sy_error_t* MatmulAddShape(const sy_shape_call_t* call) {
