@@ -315,7 +315,10 @@ void RunElementwise(const Op& op, const sy_tensor_view_t& out,
   std::array<const int64_t*, kN + 1> strides{};
   strides[0] = out.strides;
   for (size_t k = 0; k < kN; ++k) strides[k + 1] = in[k]->strides;
-  const StridedLayout<kN + 1> layout(plugin::Shape(out), strides);
+  // Note [Elementwise memory order] (switchyard/plugin/views.hpp): a
+  // channels-last output and inputs of its layout are one dense run.
+  const plugin::MemoryOrderedDims<kN + 1> dims(plugin::Shape(out), strides);
+  const StridedLayout<kN + 1> layout(dims.shape(), dims.strides());
   auto* const po = plugin::DataPtr<typename Out::Storage>(out);
   const auto pin = [&]<size_t... K>(std::index_sequence<K...>) {
     return std::tuple<const typename In::Storage*...>{

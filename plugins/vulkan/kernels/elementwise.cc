@@ -48,9 +48,16 @@ bool Groups(const Context& ctx, uint64_t workgroups, uint32_t* x,
 sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
   const sy_tensor_view_t& out = *e.out;
   const int n_ops = 1 + e.num_inputs;
-  const int64_t* strides[4] = {out.strides, nullptr, nullptr, nullptr};
-  for (int k = 0; k < e.num_inputs; ++k) strides[k + 1] = e.inputs[k].strides;
-  // Merge dims dense for every operand; drop size-1 dims.
+  // Operands past the last input repeat the output's strides: ordered
+  // along, never read.
+  std::array<const int64_t*, 4> given = {out.strides, out.strides, out.strides, out.strides};
+  for (int k = 0; k < e.num_inputs; ++k) given[k + 1] = e.inputs[k].strides;
+  // The output's memory order (Note [Elementwise memory order] in
+  // switchyard/plugin/views.hpp), then merge dims dense for every operand
+  // and drop size-1 dims.
+  const plugin::MemoryOrderedDims<4> ordered(plugin::Shape(out), given);
+  const std::array<const int64_t*, 4> strides = ordered.strides();
+  const int64_t* const dims = ordered.shape().data();
   LayoutTable l;
   int64_t shape[SY_MAX_RANK];
   int64_t st[4][SY_MAX_RANK];
@@ -59,16 +66,16 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
   for (int d = 0; d < out.ndim; ++d) numel *= out.shape[d];
   if (numel == 0) return nullptr;
   for (int d = 0; d < out.ndim; ++d) {
-    if (out.shape[d] == 1) continue;
+    if (dims[d] == 1) continue;
     bool merge = nd > 0;
     for (int k = 0; k < n_ops && merge; ++k) {
-      merge = st[k][nd - 1] == strides[k][d] * out.shape[d];
+      merge = st[k][nd - 1] == strides[k][d] * dims[d];
     }
     if (merge) {
-      shape[nd - 1] *= out.shape[d];
+      shape[nd - 1] *= dims[d];
       for (int k = 0; k < n_ops; ++k) st[k][nd - 1] = strides[k][d];
     } else {
-      shape[nd] = out.shape[d];
+      shape[nd] = dims[d];
       for (int k = 0; k < n_ops; ++k) st[k][nd] = strides[k][d];
       ++nd;
     }

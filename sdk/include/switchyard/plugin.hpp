@@ -12,6 +12,7 @@
 //     float), DtypeTraits / CType / kDtypeOf, DtypeName, DtypeSize,
 //     StatusName,
 //   - plugin/views.hpp: NumElements, IsContiguous, DataPtr, ShapeToString,
+//     MemoryOrderedDims (an elementwise walk in the output's memory order),
 //     ForEachStridedRun (the N-operand strided walker of elementwise kernels),
 //   - plugin/kernels.hpp: KernelSpec and RegisterKernels (explicit, ordered
 //     kernel lists); CheckCall, CheckView, CheckShape and attribute readers;

@@ -301,6 +301,37 @@ TEST(ForEachStridedRunTest, HandlesRankZeroEmptyAndSizeOneDims) {
       nine, {strides[0]}, [](const auto&, int64_t, const auto&) {}));
 }
 
+// Note [Elementwise memory order]: dims sorted by operand 0's |stride|,
+// outermost first, ties in order; every operand's strides follow.
+TEST(MemoryOrderedDimsTest, TakesTheFirstOperandsMemoryOrder) {
+  // [N, C, H, W] = [2, 3, 4, 5], channels-last output, contiguous input.
+  const std::vector<int64_t> shape = {2, 3, 4, 5};
+  const std::vector<int64_t> nhwc = {60, 1, 15, 3}, nchw = {60, 20, 5, 1};
+  const plugin::MemoryOrderedDims<2> dims(shape, {nhwc.data(), nchw.data()});
+  EXPECT_THAT(dims.shape(), ElementsAre(2, 4, 5, 3));
+  EXPECT_THAT(std::span(dims.strides()[0], 4), ElementsAre(60, 15, 3, 1));
+  EXPECT_THAT(std::span(dims.strides()[1], 4), ElementsAre(60, 5, 1, 20));
+  // Walked in that order, the channels-last output and a channels-last
+  // input are one dense run.
+  EXPECT_THAT(Walk<2>({dims.shape().begin(), dims.shape().end()},
+                      {{{60, 15, 3, 1}, {60, 15, 3, 1}}}),
+              ElementsAre(StridedRun{{0, 0}, 120, {1, 1}}));
+}
+
+TEST(MemoryOrderedDimsTest, KeepsContiguousTiedAndNegativeStridesInOrder) {
+  const std::vector<int64_t> shape = {2, 1, 3};
+  const std::vector<int64_t> contiguous = {3, 3, 1}, other = {1, 7, 2};
+  const plugin::MemoryOrderedDims<2> same(shape, {contiguous.data(), other.data()});
+  EXPECT_THAT(same.shape(), ElementsAre(2, 1, 3));  // the size-1 dim's tie stays put
+  EXPECT_THAT(std::span(same.strides()[1], 3), ElementsAre(1, 7, 2));
+  const std::vector<int64_t> flipped = {-1, 3, 2};  // dim 0 reversed, innermost
+  const plugin::MemoryOrderedDims<1> reversed(shape, {flipped.data()});
+  EXPECT_THAT(reversed.shape(), ElementsAre(1, 3, 2));
+  EXPECT_THAT(std::span(reversed.strides()[0], 3), ElementsAre(3, 2, -1));
+  const plugin::MemoryOrderedDims<1> scalar({}, {contiguous.data()});
+  EXPECT_TRUE(scalar.shape().empty());
+}
+
 sy_error_t* NoKernel(const sy_kernel_call_t*) { return nullptr; }
 
 TEST_F(PluginHppTest, RegisterKernelsStopsAtTheFirstError) {

@@ -4,8 +4,9 @@
 //
 // Note [Elementwise launch]: the core hands elementwise kernels operands
 // already broadcast to the output's shape (stride 0 on stretched dims). The
-// host side merges dimensions that are dense for every operand and drops
-// size-1 ones (MakeLayout). Then:
+// host side takes the dims in the output's memory order (Note [Elementwise
+// memory order] in switchyard/plugin/views.hpp), merges dimensions that are
+// dense for every operand and drops size-1 ones (MakeLayout). Then:
 //   - all operands dense and 16-byte aligned: ContigKernel, a grid-stride
 //     loop over vectors of V elements (V = 16 bytes / widest element), so
 //     each thread moves 16 bytes per access of its widest operand;
@@ -29,6 +30,7 @@
 #include "switchyard/gpu/portability.h"
 #include "switchyard/gpu/target.h"
 #include "switchyard/plugin.h"
+#include "switchyard/plugin/views.hpp"
 
 namespace sy::gpu {
 
@@ -177,7 +179,9 @@ sy_error_t* LaunchElementwise(Op op, const Stream& stream,
   std::array<const int64_t*, N> strides{};
   strides[0] = out.strides;
   for (size_t k = 0; k + 1 < N; ++k) strides[k + 1] = inputs[k]->strides;
-  const Layout<N> l = MakeLayout<N>(out.shape, out.ndim, strides);
+  // Note [Elementwise memory order] (switchyard/plugin/views.hpp).
+  const plugin::MemoryOrderedDims<N> dims({out.shape, static_cast<size_t>(out.ndim)}, strides);
+  const Layout<N> l = MakeLayout<N>(dims.shape().data(), out.ndim, dims.strides());
   if (l.numel == 0) return nullptr;
   Out* o = ElementPtr<Out>(out);
   return [&]<size_t... I>(std::index_sequence<I...>) -> sy_error_t* {

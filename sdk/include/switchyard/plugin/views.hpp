@@ -1,6 +1,6 @@
 // sy::plugin tensor views: Shape, Strides, NumElements, IsContiguous,
-// DataPtr, ShapeToString, and ForEachStridedRun, the N-operand strided
-// walker of elementwise kernels. Part of plugin.hpp (read its rules first).
+// DataPtr, ShapeToString, MemoryOrderedDims, and ForEachStridedRun, the
+// N-operand strided walker of elementwise kernels. Part of plugin.hpp (read its rules first).
 #ifndef SWITCHYARD_PLUGIN_VIEWS_HPP_
 #define SWITCHYARD_PLUGIN_VIEWS_HPP_
 
@@ -69,6 +69,54 @@ inline std::string ShapeToString(std::span<const int64_t> shape) {
   out.push_back(']');
   return out;
 }
+
+// ---- Memory order --------------------------------------------------------
+
+// The dims of N operands that share `shape` (each strides[k] has
+// shape.size() values), reordered into operand 0's memory order: outermost
+// first, by |stride| descending, ties keeping their order. Note
+// [Elementwise memory order]: an elementwise walk (every element computed
+// on its own, so the visiting order is free) over these dims instead of
+// the logical ones visits operand 0 — the output — sequentially. Merging
+// (ForEachStridedRun, the plugins' walkers) then makes one dense run of a
+// channels-last output and inputs in its layout, where the logical order
+// [N, C, H·W] is a strided walk; contiguous outputs keep the logical order.
+// Precondition: shape.size() <= SY_MAX_RANK. Holds pointers to none of its
+// arguments; strides() points into this object.
+template <size_t N>
+class MemoryOrderedDims {
+ public:
+  MemoryOrderedDims(std::span<const int64_t> shape,
+                    const std::array<const int64_t*, N>& strides) noexcept
+      : ndim_(shape.size()) {
+    int order[SY_MAX_RANK];
+    for (size_t d = 0; d < ndim_; ++d) {
+      // Insertion sort (at most SY_MAX_RANK dims), stable.
+      size_t i = d;
+      const int64_t key = Magnitude(strides[0][d]);
+      for (; i > 0 && Magnitude(strides[0][order[i - 1]]) < key; --i) order[i] = order[i - 1];
+      order[i] = static_cast<int>(d);
+    }
+    for (size_t i = 0; i < ndim_; ++i) {
+      shape_[i] = shape[order[i]];
+      for (size_t k = 0; k < N; ++k) strides_[k][i] = strides[k][order[i]];
+    }
+  }
+
+  std::span<const int64_t> shape() const noexcept { return {shape_, ndim_}; }
+  std::array<const int64_t*, N> strides() const noexcept {
+    std::array<const int64_t*, N> out{};
+    for (size_t k = 0; k < N; ++k) out[k] = strides_[k];
+    return out;
+  }
+
+ private:
+  static int64_t Magnitude(int64_t stride) noexcept { return stride < 0 ? -stride : stride; }
+
+  size_t ndim_;
+  int64_t shape_[SY_MAX_RANK] = {};
+  int64_t strides_[N][SY_MAX_RANK] = {};
+};
 
 // ---- Strided walker ------------------------------------------------------
 
