@@ -174,6 +174,15 @@ bool ChannelsLast(const Tensor* t) {
   return !t->is_contiguous();
 }
 
+// Whether `t` repeats elements along a dim (stride 0 where the size is
+// more than 1): an expanded input, which orders no dims.
+bool Broadcast(const Tensor& t) {
+  for (int d = 0; d < t.ndim(); ++d) {
+    if (t.shape()[d] != 1 && t.strides()[d] == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool HasOwnOutputLayout(const OpDef& op, const sy_tensor_meta_t& meta) {
@@ -186,6 +195,16 @@ absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t&
   if (op.output_layout() == OutputLayout::kHeadsInner) {
     static constexpr int kBlhe[] = {0, 2, 1, 3};  // Note [Attention output layout]
     return kBlhe;
+  }
+  if (op.output_layout() == OutputLayout::kLikeFirstFullInput) {
+    // Note [Elementwise output layout]
+    for (const Tensor* input : inputs) {
+      if (input != nullptr && input->defined() && SameShape(*input, meta) &&
+          !Broadcast(*input)) {
+        return ChannelsLast(input) ? absl::Span<const int>(kNhwc) : absl::Span<const int>();
+      }
+    }
+    return {};
   }
   // Note [Channels-last outputs]
   for (size_t i = 0; i < std::min<size_t>(inputs.size(), 2); ++i) {

@@ -119,8 +119,10 @@ absl::Status WhereShape(const ShapeContext& ctx,
   return absl::OkStatus();
 }
 
+// Note [Elementwise output layout] (shape_context.h): a channels-last
+// operand keeps its layout through the op.
 constexpr CoreOpDef Elementwise(const char* schema, CoreShapeFn fn) {
-  return {schema, fn, OpKind::kElementwise};
+  return {schema, fn, OpKind::kElementwise, OutputLayout::kLikeFirstFullInput};
 }
 
 // Each op's Tensor overload comes first: that is what a bare name finds.

@@ -136,6 +136,17 @@ enum class OutputLayout {
   // scattered back (3–4× the time of a small bf16 conv2d on the H100).
   // Otherwise contiguous.
   kChannelsLastLikeInputs,
+  // Note [Elementwise output layout]: a rank-4 output of an elementwise op
+  // (the unary ops, the binary ops, the comparisons, where) is laid out
+  // channels-last when the first tensor input of the output's own shape is
+  // densely channels-last and not also contiguous; inputs that are
+  // broadcast to the output (a [1, C, 1, 1] bias, a scalar tensor) have no
+  // say. That is PyTorch's TensorIterator rule for the usual cases (the
+  // first operand that orders the dims decides): relu or a residual add
+  // after a channels-last convolution stays channels-last instead of
+  // transposing the activation into NCHW (an f16 ResNet stem's relu cost
+  // 3.5× its convolution on the H200 for that). Otherwise contiguous.
+  kLikeFirstFullInput,
 };
 
 // One entry of core op set v1: its schema text, shape function, kind and

@@ -47,23 +47,29 @@ absl::Status GeluShape(const ShapeContext& ctx,
   return FloatResult(ctx, outputs);
 }
 
+// Note [Elementwise output layout] (shape_context.h): the result has x's
+// layout where x is channels-last.
+constexpr CoreOpDef Unary(const char* schema, CoreShapeFn fn) {
+  return {schema, fn, OpKind::kGeneral, OutputLayout::kLikeFirstFullInput};
+}
+
 constexpr CoreOpDef kOps[] = {
-    {"neg(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>},
-    {"abs(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>},
-    {"relu(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>},
-    {"square(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>},
-    {"exp(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"log(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"sqrt(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"rsqrt(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"sin(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"cos(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"tanh(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"sigmoid(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"silu(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"erf(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"reciprocal(Tensor x) -> Tensor", &Checked<FloatResult>},
-    {"gelu(Tensor x, str approximate=\"none\") -> Tensor", &Checked<GeluShape>},
+    Unary("neg(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>),
+    Unary("abs(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>),
+    Unary("relu(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>),
+    Unary("square(Tensor x) -> Tensor", &Checked<SameDTypeNotBool>),
+    Unary("exp(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("log(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("sqrt(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("rsqrt(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("sin(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("cos(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("tanh(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("sigmoid(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("silu(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("erf(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("reciprocal(Tensor x) -> Tensor", &Checked<FloatResult>),
+    Unary("gelu(Tensor x, str approximate=\"none\") -> Tensor", &Checked<GeluShape>),
 };
 
 }  // namespace
