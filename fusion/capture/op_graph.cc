@@ -1,5 +1,6 @@
 #include "fusion/capture/op_graph.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -129,6 +130,16 @@ bool OpGraph::AsWritten(int value) const {
   const Buffer& b = buffers[values[value].buffer];
   if (b.kind == Buffer::Kind::kProduced) return nodes[b.node].outputs[b.output] == value;
   return values[value].is_identity();
+}
+
+void OpGraph::WrittenStrides(int buffer, int64_t strides[SY_MAX_RANK]) const {
+  const Buffer& b = buffers[buffer];
+  if (b.kind == Buffer::Kind::kProduced) {
+    const Value& written = values[nodes[b.node].outputs[b.output]];
+    std::copy(written.strides, written.strides + written.meta.ndim, strides);
+    return;
+  }
+  core::ContiguousStrides({b.meta.shape, static_cast<size_t>(b.meta.ndim)}, strides);
 }
 
 std::string OpGraph::DescribeValue(int value) const {

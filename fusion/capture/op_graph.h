@@ -143,6 +143,10 @@ class OpGraph {
   // value (whatever its layout), or an input's or constant's contiguous
   // layout. Descriptions mark the others "(view)".
   bool AsWritten(int value) const;
+  // The strides `buffer` is written with, over its meta's shape: the
+  // producing node's output value's (contiguous, channels-last or
+  // attention's [B, L, H, E]), or an input's or constant's contiguous ones.
+  void WrittenStrides(int buffer, int64_t strides[SY_MAX_RANK]) const;
 
   // "x: f32[4, 8] on cpu:0".
   std::string DescribeValue(int value) const;

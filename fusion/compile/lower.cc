@@ -1,6 +1,7 @@
 #include "fusion/compile/lower.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,8 +29,9 @@ struct DomainPlan {
   int reduce_ndim = 0;
 };
 
+// `first_store`: the operand whose memory order the kept dims take.
 DomainPlan PlanDomain(const std::vector<int64_t>& S, const std::vector<int>& R,
-                      const std::vector<RawOperand>& operands) {
+                      const std::vector<RawOperand>& operands, const RawOperand& first_store) {
   DomainPlan plan;
   auto block = [&](bool reduced) {
     std::vector<int> dims;
@@ -37,6 +39,15 @@ DomainPlan PlanDomain(const std::vector<int64_t>& S, const std::vector<int>& R,
       if (Contains(R, static_cast<int>(d)) == reduced && S[d] != 1) {
         dims.push_back(static_cast<int>(d));
       }
+    }
+    if (!reduced) {
+      // The kept dims in the first store's memory order (Note [Elementwise
+      // memory order] in switchyard/plugin/views.hpp): a channels-last
+      // group merges into one dense dim, as a contiguous one does. The
+      // reduced dims keep S's order, and with it each row's summation order.
+      std::stable_sort(dims.begin(), dims.end(), [&](int a, int b) {
+        return std::abs(first_store.strides[a]) > std::abs(first_store.strides[b]);
+      });
     }
     if (reduced && dims.empty() && !R.empty()) dims.push_back(R.back());
     size_t first = plan.parts.size();
@@ -106,18 +117,23 @@ class Lowering {
     }
     const size_t num_inputs = raw.size();
     for (int b : stored_) {
+      // Written as the capture recorded the op's output (contiguous, or
+      // channels-last: Note [Elementwise output layout]); the buffer holds
+      // the output's elements densely either way, so the plan allocates it
+      // by size and the captured views index it.
       const sy_tensor_meta_t& meta = g_.buffers[b].meta;
-      int64_t contiguous[SY_MAX_RANK];
-      core::ContiguousStrides({meta.shape, static_cast<size_t>(meta.ndim)}, contiguous);
+      int64_t written[SY_MAX_RANK];
+      g_.WrittenStrides(b, written);
       RawOperand o{meta.dtype, std::vector<int64_t>(S.size(), 0)};
       const std::vector<int>& map = group_.maps.at(b);
       for (int j = 0; j < meta.ndim; ++j) {
-        if (meta.shape[j] != 1) o.strides[map[j]] = contiguous[j];
+        if (meta.shape[j] != 1) o.strides[map[j]] = written[j];
       }
       raw.push_back(o);
       out_.output_buffers.push_back(b);
     }
-    const DomainPlan plan = PlanDomain(S, R, raw);
+    const RawOperand none{0, std::vector<int64_t>(S.size(), 0)};  // no store: S's order
+    const DomainPlan plan = PlanDomain(S, R, raw, raw.size() > num_inputs ? raw[num_inputs] : none);
     FusedKernel& k = out_.kernel;
     k.name = name;
     k.ndim = static_cast<int32_t>(plan.shape.size());

@@ -1,10 +1,12 @@
 // Lowering: one fusion group (partition.h) → one fused kernel in the IR
 // (Note [Fused-kernel IR]) and the graph values and buffers it binds.
 //
-// The domain is S reordered so the reduced dims come last, with adjacent
-// dims merged where every operand allows it and size-1 dims dropped (so a
-// contiguous elementwise group is one long dim, and softmax over the last
-// dim of [B, T, C] is rows × C). Stages follow the reductions: a value that
+// The domain is S reordered so the reduced dims come last and the others
+// follow the first stored output's memory order, with adjacent dims merged
+// where every operand allows it and size-1 dims dropped (so a contiguous
+// or channels-last elementwise group is one long dim, and softmax over the
+// last dim of [B, T, C] is rows × C). Outputs are written in the layout
+// the capture recorded for them. Stages follow the reductions: a value that
 // depends on a reduction of stage s is computed in stage s+1 or later; a
 // per-element value a later stage needs again is recomputed there from the
 // inputs (reading them again from memory, where a row is still cached)

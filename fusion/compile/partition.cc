@@ -32,13 +32,13 @@ bool ViewMap(const OpGraph& g, int u, const std::vector<int>& mu,
   for (int i = 0; i < off; ++i) {
     if (v.meta.shape[i] != 1 && v.strides[i] != 0) return false;
   }
-  int64_t contiguous[SY_MAX_RANK];
-  core::ContiguousStrides(bshape, contiguous);
+  int64_t written[SY_MAX_RANK];  // the buffer's own layout
+  g.WrittenStrides(v.buffer, written);
   mb->assign(rb, -1);
   for (int j = 0; j < rb; ++j) {
     const int i = j + off;
     if (bshape[j] == v.meta.shape[i]) {
-      if (bshape[j] > 1 && v.strides[i] != contiguous[j]) return false;
+      if (bshape[j] > 1 && v.strides[i] != written[j]) return false;
     } else if (bshape[j] == 1) {
       if (v.meta.shape[i] > 1 && v.strides[i] != 0) return false;
     } else {

@@ -14,6 +14,7 @@
 // kernel's IR also goes through the CUDA code generator and NVRTC
 // (cuda_source_check.h): the generated source of every graph here is
 // compiled for sm_90 on machines without a GPU.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -394,6 +395,79 @@ TEST_P(FusedOps, ReductionsOverEveryDimAndKeepdim) {
       }
     }
   }
+}
+
+// Note [Elementwise output layout]: a channels-last activation stays
+// channels-last through the captured ops, as it does eagerly; the groups
+// write it in that layout (the replay's views were made for it), and an
+// elementwise group over it is one dense dim (Note [Elementwise memory
+// order]), softmax over its channels rows of contiguous C.
+TEST_P(FusedOps, ChannelsLastActivationsKeepTheirLayout) {
+  constexpr int64_t kN = 2, kC = 8, kH = 5, kW = 6;
+  const Tensor nhwc = Random(*rt_, *dev_, SY_DTYPE_F32, {kN, kH, kW, kC}, 24);
+  const Tensor x = Op("permute", {nhwc}, {Attr({0, 3, 1, 2})});  // [N, C, H, W], channels-last
+  const Tensor bias = Random(*rt_, *dev_, SY_DTYPE_F32, {1, kC, 1, 1}, 25);
+  auto body = [&](const std::vector<Tensor>& in) {
+    const Tensor z = Op("relu", {Op("add.Tensor", {Op("mul.Scalar", {in[0]}, {Attr(2.0)}), in[1]})});
+    return std::vector<Tensor>{z, Op("softmax", {in[0]}, {Attr(1)})};
+  };
+  Check({x, bias}, body, 2e-6, "channels-last");
+
+  absl::StatusOr<Graph> graph = CaptureGraph(*rt_, {x, bias}, body);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<CompiledGraph> compiled = compiler_->Compile(*graph);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  absl::StatusOr<std::vector<Tensor>> got = compiled->Launch({x, bias});
+  ASSERT_TRUE(got.ok()) << got.status() << "\n" << compiled->Describe();
+  const std::vector<Tensor> eager = body({x, bias});
+  const std::vector<int64_t> channels_last = {kH * kW * kC, 1, kW * kC, kC};
+  EXPECT_EQ(eager[0].strides(), channels_last);
+  for (size_t i = 0; i < eager.size(); ++i) {  // softmax's layout is its kernel's
+    EXPECT_EQ((*got)[i].strides(), eager[i].strides()) << "output " << i << "\n"
+                                                       << compiled->Describe();
+  }
+  // Against float64, in NCHW order.
+  const std::vector<double> xs = Read(*rt_, x), bs = Read(*rt_, bias);
+  const std::vector<double> z = Read(*rt_, (*got)[0]), soft = Read(*rt_, (*got)[1]);
+  for (int64_t n = 0; n < kN; ++n) {
+    for (int64_t p = 0; p < kH * kW; ++p) {
+      double max = -INFINITY, sum = 0;
+      for (int64_t c = 0; c < kC; ++c) max = std::max(max, xs[(n * kC + c) * kH * kW + p]);
+      for (int64_t c = 0; c < kC; ++c) sum += std::exp(xs[(n * kC + c) * kH * kW + p] - max);
+      for (int64_t c = 0; c < kC; ++c) {
+        const int64_t i = (n * kC + c) * kH * kW + p;
+        EXPECT_NEAR(z[i], std::max(0.0, 2 * xs[i] + bs[c]), 1e-6) << "relu element " << i;
+        EXPECT_NEAR(soft[i], std::exp(xs[i] - max) / sum, 1e-6) << "softmax element " << i;
+      }
+    }
+  }
+  // The elementwise group walks [N·H·W, C] with unit steps along C (the
+  // bias, broadcast over N, H and W, keeps the two dims apart); in the
+  // logical order it would be [N, C, H·W], strided along every dim.
+  bool elementwise_seen = false;
+  for (const FusedKernel* kernel : compiled->fused_kernels()) {
+    if (kernel->reduce_ndim != 0) continue;
+    elementwise_seen = true;
+    ASSERT_EQ(kernel->ndim, 2) << compiled->Describe(true);
+    EXPECT_EQ(kernel->shape[0], kN * kH * kW) << compiled->Describe(true);
+    EXPECT_EQ(kernel->shape[1], kC) << compiled->Describe(true);
+    ASSERT_EQ(kernel->outputs.size(), 1u);
+    EXPECT_EQ(kernel->outputs[0].strides[0], kC);
+    EXPECT_EQ(kernel->outputs[0].strides[1], 1);
+  }
+  EXPECT_TRUE(elementwise_seen) << compiled->Describe(true);
+  // Without the bias the group is one dense dim of N·H·W·C elements.
+  auto no_bias = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{Op("relu", {Op("mul.Scalar", {in[0]}, {Attr(2.0)})})};
+  };
+  Check({x}, no_bias, 2e-6, "channels-last, no bias");
+  absl::StatusOr<Graph> plain = CaptureGraph(*rt_, {x}, no_bias);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<CompiledGraph> flat = compiler_->Compile(*plain);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  ASSERT_EQ(flat->fused_kernels().size(), 1u) << flat->Describe(true);
+  EXPECT_EQ(flat->fused_kernels()[0]->ndim, 1) << flat->Describe(true);
+  EXPECT_EQ(flat->fused_kernels()[0]->shape[0], kN * kC * kH * kW) << flat->Describe(true);
 }
 
 const char* const kDevices[] = {
