@@ -33,7 +33,8 @@ trace::DeviceTime*& TracedDeviceTime();
 // The dim order (outermost first, Tensor::Empty) in which the core lays
 // out a kernel's output of `op` shaped `meta`, for a call on `inputs` (the
 // call's tensor inputs in order, null for an omitted one): Note [Attention
-// output layout], Note [Channels-last outputs]; empty: contiguous. One
+// output layout], Note [Channels-last outputs], Note [Elementwise output
+// layout] (ops/shape_context.h); empty: contiguous. One
 // answer for NewKernelOutput and for a graph capture, which records the
 // layout the kernel will write.
 absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta,

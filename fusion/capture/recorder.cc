@@ -178,7 +178,8 @@ absl::StatusOr<core::TensorList> Recorder::Record(
     graph_.buffers.push_back(buffer);
     core::Tensor tensor = core::Tensor::Symbolic(*bound.device, bound.outputs[j]);
     // The layout the kernel will write (Note [Attention output layout],
-    // Note [Channels-last outputs]), so that the views the captured code
+    // Note [Channels-last outputs], Note [Elementwise output layout]; a
+    // fused group writes it too, lower.h), so that the views the captured code
     // makes of it are the views eager makes — attention's
     // transpose(1, 2).reshape stays a view, not a copy at every replay.
     // Other routes produce contiguous outputs.

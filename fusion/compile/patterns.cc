@@ -237,7 +237,8 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
   }
   // The layout it writes must be the match's: the captured code's views
   // of the result were made for that one (conv2d's channels-last output,
-  // Note [Channels-last outputs]; a plugin op's outputs are contiguous).
+  // Note [Channels-last outputs], and relu's after it, Note [Elementwise
+  // output layout]; a plugin op's outputs are contiguous).
   int64_t strides[SY_MAX_RANK];
   const absl::Span<const int64_t> shape(out.meta.shape, out.meta.ndim);
   const absl::Span<const int> order = core::KernelOutputOrder(*r.op, bound.outputs[0], inputs);
