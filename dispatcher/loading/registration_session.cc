@@ -95,10 +95,38 @@ sy_error_t* RegistrationSession::RegisterSchema(const sy_schema_desc_t* desc) {
                               "each signature its own overload name, as in '",
                               schema->BaseName(), ".variant(…)'"));
   }
+  // Read from plugins that answer 1.4 (an older one's struct may end
+  // before the field, or hold whatever its author left there).
+  OutputLayout layout = OutputLayout::kContiguous;
+  if (plugin_.abi_minor() >= 4 && SY_STRUCT_HAS(desc, sy_schema_desc_t, reserved)) {
+    switch (desc->output_layout) {
+      case SY_OUTPUT_LAYOUT_CONTIGUOUS: break;
+      case SY_OUTPUT_LAYOUT_CHANNELS_LAST_LIKE_INPUTS:
+        layout = OutputLayout::kChannelsLastLikeInputs;
+        break;
+      case SY_OUTPUT_LAYOUT_LIKE_FIRST_FULL_INPUT:
+        layout = OutputLayout::kLikeFirstFullInput;
+        break;
+      default:
+        return Error(SY_STATUS_INVALID_ARGUMENT,
+                     absl::StrCat("register_schema: '", schema->FullName(),
+                                  "' asks for output layout ", desc->output_layout,
+                                  ", which is not a sy_output_layout_t; use "
+                                  "SY_OUTPUT_LAYOUT_CONTIGUOUS (0), "
+                                  "SY_OUTPUT_LAYOUT_CHANNELS_LAST_LIKE_INPUTS (1) or "
+                                  "SY_OUTPUT_LAYOUT_LIKE_FIRST_FULL_INPUT (2)"));
+    }
+    if (desc->reserved != 0) {
+      return Error(SY_STATUS_INVALID_ARGUMENT,
+                   absl::StrCat("register_schema: '", schema->FullName(),
+                                "' sets the reserved field to ", desc->reserved,
+                                "; leave it 0"));
+    }
+  }
   const size_t index = schemas_.size();
   schema_index_.emplace(schema->FullName(), index);
   schema_index_.emplace(schema->BaseName(), index);  // the first overload keeps it
-  schemas_.push_back({*std::move(schema), desc->shape_fn, desc->shape_data});
+  schemas_.push_back({*std::move(schema), desc->shape_fn, desc->shape_data, layout});
   return nullptr;
 }
 
@@ -326,6 +354,7 @@ absl::Status RegistrationSession::Commit(LoadRecord& record) {
       Withdraw(state_, plugin_);
       return op.status();
     }
+    (*op)->set_output_layout(staged.output_layout);
     ++record.num_schemas;
   }
   for (const sy_device_api_t& api : devices_) {

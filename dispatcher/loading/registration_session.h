@@ -24,6 +24,7 @@
 #include "dispatcher/registry/kernel_table.h"
 #include "dispatcher/registry/load_record.h"
 #include "dispatcher/ops/schema.h"
+#include "dispatcher/ops/shape_context.h"
 #include "dispatcher/registry/runtime_state.h"
 
 namespace sy::core {
@@ -77,6 +78,7 @@ class RegistrationSession : public RegistrationSink {
     Schema schema;
     sy_shape_fn shape_fn;
     void* shape_data;
+    OutputLayout output_layout;  // sy_schema_desc_t.output_layout (1.4)
   };
   struct StagedKernel {
     std::unique_ptr<KernelEntry> entry;

@@ -166,5 +166,37 @@ TEST_F(ElementwiseLayoutTest, AmbiguousLayoutsStayContiguous) {
   for (float v : ReadF32(*runtime_, (*out)[0])) EXPECT_EQ(v, 0.0f);
 }
 
+// A plugin's op asks for a layout rule in its schema (sy_schema_desc_t's
+// output_layout, ABI 1.4): test_good::double_keep takes the elementwise
+// rule, test_good::double_it (the same kernel) leaves it contiguous.
+TEST(PluginOutputLayoutTest, APluginSchemaTakesTheRuleItAsksFor) {
+  std::unique_ptr<Runtime> runtime = MakeRuntime({TestPlugin("test_good")});
+  ASSERT_NE(runtime, nullptr);
+  Device* fake = runtime->GetDevice("fakedev:0").value();
+  std::vector<float> nhwc(kNumel);
+  for (int64_t i = 0; i < kNumel; ++i) nhwc[i] = static_cast<float>(i) - 7;
+  const Tensor storage = MakeF32(*runtime, *fake, {kN, kH, kW, kC}, nhwc);
+  const Tensor x = runtime->Call(runtime->FindOp("permute").value(), {storage},
+                                 {Attr({0, 3, 1, 2})}).value()[0];
+  for (const char* op : {"test_good::double_keep", "test_good::double_it"}) {
+    SCOPED_TRACE(op);
+    auto out = runtime->Call(runtime->FindOp(op).value(), {x}, {});
+    ASSERT_TRUE(out.ok()) << out.status();
+    if (std::string(op) == "test_good::double_keep") {
+      EXPECT_STRIDES((*out)[0], kNhwc);
+    } else {
+      EXPECT_STRIDES((*out)[0], kNchw);
+    }
+    const std::vector<float> got = ReadF32(*runtime, (*out)[0]);  // NCHW order
+    for (int64_t n = 0; n < kN; ++n)
+      for (int64_t c = 0; c < kC; ++c)
+        for (int64_t i = 0; i < kH; ++i)
+          for (int64_t j = 0; j < kW; ++j) {
+            const float want = 2 * nhwc[((n * kH + i) * kW + j) * kC + c];
+            EXPECT_EQ(got[((n * kC + c) * kH + i) * kW + j], want);
+          }
+  }
+}
+
 }  // namespace
 }  // namespace sy::testing

@@ -40,8 +40,8 @@ TEST(PluginLoaderTest, GoodPluginLoadsWithFullRecord) {
   EXPECT_EQ(r.plugin_abi_minor, SY_PLUGIN_ABI_MINOR);
   EXPECT_EQ(r.manifest_abi_major, 1u);
   EXPECT_EQ(r.num_devices, 1);
-  EXPECT_EQ(r.num_schemas, 1);
-  EXPECT_EQ(r.num_kernels, 5);
+  EXPECT_EQ(r.num_schemas, 2);
+  EXPECT_EQ(r.num_kernels, 6);
   EXPECT_EQ(r.library_path, Dir() + "/test_good/libswitchyard_test_good.so");
 }
 

@@ -124,6 +124,14 @@ sy_error_t* Load(const sy_host_api_t* host, sy_host_context_t* context) {
         Schema(host, context, HOSTILE_NAME "::blend(Tensor x) -> Tensor"));
     return Schema(host, context, HOSTILE_NAME "::blend(Tensor x, int k) -> Tensor");
   }
+  if (KIND("bad_output_layout")) {  // a 1.4 plugin asking for a rule that does not exist
+    sy_schema_desc_t desc{};
+    desc.struct_size = sizeof(desc);
+    desc.schema = HOSTILE_NAME "::spread(Tensor x) -> Tensor";
+    desc.shape_fn = SameShape;
+    desc.output_layout = 7;
+    return host->register_schema(context, &desc);
+  }
   if (KIND("bad_schema_text")) {
     return Schema(host, context, "hostile_bad_schema_text::oops(Tensor x -> Tensor");
   }
@@ -162,6 +170,7 @@ extern "C" SY_PLUGIN_EXPORT sy_error_t* sy_plugin_init(
   }
   if (KIND("null_load_slot")) g_table.load = nullptr;
   if (KIND("tiny_table")) g_table.struct_size = 8;
+  if (KIND("bad_output_layout")) g_table.abi_minor = SY_PLUGIN_ABI_MINOR;
   if (KIND("thread_joined")) g_table.unload = Unload;
   *out_plugin = &g_table;
   return nullptr;

@@ -110,6 +110,12 @@ INSTANTIATE_TEST_SUITE_P(
              "'hostile_conflicting_schema::blend' is already registered by this "
              "plugin; give each signature its own overload name, as in "
              "'hostile_conflicting_schema::blend.variant(…)'"},
+        Case{"bad_output_layout", LoadStage::kRegister,
+             "the plugin's load slot failed: register_schema: "
+             "'hostile_bad_output_layout::spread' asks for output layout 7, which "
+             "is not a sy_output_layout_t; use SY_OUTPUT_LAYOUT_CONTIGUOUS (0), "
+             "SY_OUTPUT_LAYOUT_CHANNELS_LAST_LIKE_INPUTS (1) or "
+             "SY_OUTPUT_LAYOUT_LIKE_FIRST_FULL_INPUT (2)"},
         Case{"bad_schema_text", LoadStage::kRegister,
              "the plugin's load slot failed: register_schema: schema "
              "'hostile_bad_schema_text::oops(Tensor x -> Tensor': at column 40: "

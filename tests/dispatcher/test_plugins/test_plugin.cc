@@ -114,9 +114,16 @@ sy_error_t* Register(const sy_host_api_t* host, sy_host_context_t* ctx,
   schema.schema = PLUGIN_NAME "::double_it(Tensor x) -> Tensor";
   schema.shape_fn = SameShape;
   TRY(host->register_schema(ctx, &schema));
+  // The same op with the elementwise ops' output layout (ABI 1.4): a
+  // channels-last input gives a channels-last output.
+  schema.schema = PLUGIN_NAME "::double_keep(Tensor x) -> Tensor";
+  schema.output_layout = SY_OUTPUT_LAYOUT_LIKE_FIRST_FULL_INPUT;
+  TRY(host->register_schema(ctx, &schema));
   const sy_dtype_t f32 = SY_DTYPE_F32;
   TRY(Register(host, ctx, "add.Tensor", "fakedev", "add_f32", {f32, f32}, 0, AddF32));
   TRY(Register(host, ctx, PLUGIN_NAME "::double_it", "fakedev", "double_f32", {f32}, 0,
+               DoubleF32));
+  TRY(Register(host, ctx, PLUGIN_NAME "::double_keep", "fakedev", "double_keep_f32", {f32}, 0,
                DoubleF32));
   TRY(Register(host, ctx, "add.Tensor", "cpu", "add_marker", {f32, f32}, -1,
                FillMarker<42>));

@@ -116,8 +116,8 @@ TEST_F(CpuPluginInitTest, RefusesATruncatedHostTable) {
   const Status status = TakeError(init_(&small, &plugin));
   EXPECT_EQ(status.code, SY_STATUS_FAILED_PRECONDITION);
   EXPECT_THAT(status.message,
-              HasSubstr("cpu plugin: needs plugin ABI 1.3 but the host offers "
-                        "ABI 1.3 with a "));
+              HasSubstr("cpu plugin: needs plugin ABI 1.3 but the host offers ABI 1." +
+                        std::to_string(SY_PLUGIN_ABI_MINOR) + " with a "));
 }
 
 TEST_F(CpuPluginInitTest, RejectsANullOutPointer) {

@@ -46,6 +46,21 @@ typedef struct sy_shape_call_t {
 
 typedef sy_error_t* (*sy_shape_fn)(const sy_shape_call_t* call);
 
+/* How the host lays out the outputs it allocates for a kernel of a
+ * plugin's op (outputs a caller passes keep their own strides; kernels
+ * take any non-overlapping output strides either way). The rules are the
+ * core ops' (docs/ops.md, "Output layout"). Since: 1.4. */
+typedef enum sy_output_layout_t {
+  SY_OUTPUT_LAYOUT_CONTIGUOUS = 0,
+  /* A rank-4 [N, C, H, W] output is channels-last (memory order N, H, W,
+   * C) when the call's first or second tensor input is densely
+   * channels-last and not also contiguous: conv2d's rule. */
+  SY_OUTPUT_LAYOUT_CHANNELS_LAST_LIKE_INPUTS = 1,
+  /* ... when the first tensor input of the output's own shape (not
+   * broadcast to it) is: the elementwise ops' rule. */
+  SY_OUTPUT_LAYOUT_LIKE_FIRST_FULL_INPUT = 2
+} sy_output_layout_t;
+
 /* A schema a plugin adds, in its own namespace ("vendor::op(...) -> ...").
  * Schema text follows docs/architecture.md#schema-text. Since: 1.0. */
 typedef struct sy_schema_desc_t {
@@ -54,6 +69,10 @@ typedef struct sy_schema_desc_t {
   const char* schema;   /* copied */
   sy_shape_fn shape_fn; /* required */
   void* shape_data;     /* passed back in sy_shape_call_t; lives until unload */
+  /* Since 1.4, read from a plugin that answers 1.4 or later (contiguous
+   * otherwise): a sy_output_layout_t; another value is refused. */
+  uint32_t output_layout;
+  uint32_t reserved; /* 0 */
 } sy_schema_desc_t;
 
 #ifdef __cplusplus
@@ -62,8 +81,8 @@ typedef struct sy_schema_desc_t {
 /* Each struct is append-only: these pin its last field. */
 static_assert(SY_STRUCT_SIZE(sy_shape_call_t, shape_data) ==
                   sizeof(sy_shape_call_t), "sy_shape_call_t 1.0 closes here");
-static_assert(SY_STRUCT_SIZE(sy_schema_desc_t, shape_data) ==
-                  sizeof(sy_schema_desc_t), "sy_schema_desc_t 1.0");
+static_assert(SY_STRUCT_SIZE(sy_schema_desc_t, reserved) ==
+                  sizeof(sy_schema_desc_t), "sy_schema_desc_t 1.4 closes here");
 #endif
 
 #endif  /* SWITCHYARD_PLUGIN_SHAPE_H_ */

@@ -20,7 +20,7 @@ extern "C" {
 /* The plugin ABI these headers describe ("Versioning" at the top of
  * plugin.h). Since: 1.0. */
 #define SY_PLUGIN_ABI_MAJOR 1
-#define SY_PLUGIN_ABI_MINOR 3
+#define SY_PLUGIN_ABI_MINOR 4
 
 /* True when a struct written with `ptr->struct_size` bytes contains `field`.
  * Since: 1.0. */
