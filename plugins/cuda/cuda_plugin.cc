@@ -193,7 +193,9 @@ constexpr sy_plugin_api_t kPluginApi = {
     .struct_size = sizeof(sy_plugin_api_t),
     .extension = nullptr,
     .abi_major = SY_PLUGIN_ABI_MAJOR,
-    .abi_minor = 3,  // resident (1.1), collectives (1.2), launch configurations (1.3)
+    // resident (1.1), collectives (1.2), launch configurations (1.3),
+    // conv2d_relu's output layout (1.4)
+    .abi_minor = 4,
     .name = "cuda",
     .version = "0.2.0",
     .load = Load,

@@ -482,6 +482,9 @@ sy_error_t* RegisterConv2dKernels(const sy_host_api_t* host,
   schema.struct_size = sizeof(schema);
   schema.schema = kReluSchema;
   schema.shape_fn = ConvReluShape;
+  // conv2d's layout rule: a channels-last network stays channels-last
+  // through the fused op as through conv2d → relu (docs/ops.md).
+  schema.output_layout = SY_OUTPUT_LAYOUT_CHANNELS_LAST_LIKE_INPUTS;
   SY_PLUGIN_RETURN_IF_ERROR(host->register_schema(context, &schema));
   if (cudnn) {
     SY_PLUGIN_RETURN_IF_ERROR(RegisterFor<SY_DTYPE_F32>(host, context));

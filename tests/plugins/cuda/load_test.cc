@@ -33,7 +33,7 @@ TEST(CudaLoad, LoadsWithOrWithoutAGpu) {
       << DescribeLoadRecord(*record);
   EXPECT_EQ(record->num_devices, 1) << "the cuda device type is always listed";
   EXPECT_EQ(record->plugin_version, "0.2.0");
-  EXPECT_EQ(record->plugin_abi_minor, 3u);  // launch configurations (1.3)
+  EXPECT_EQ(record->plugin_abi_minor, 4u);  // conv2d_relu's output layout (1.4)
 }
 
 TEST(CudaLoad, WithoutAGpuSaysSoAndRegistersNoKernels) {
