@@ -238,7 +238,7 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
   // The layout it writes must be the match's: the captured code's views
   // of the result were made for that one (conv2d's channels-last output,
   // Note [Channels-last outputs], and relu's after it, Note [Elementwise
-  // output layout]; a plugin op's outputs are contiguous).
+  // output layout]; a plugin op's, as its schema asks: ABI 1.4).
   int64_t strides[SY_MAX_RANK];
   const absl::Span<const int64_t> shape(out.meta.shape, out.meta.ndim);
   const absl::Span<const int> order = core::KernelOutputOrder(*r.op, bound.outputs[0], inputs);
