@@ -320,17 +320,18 @@ def test_demo_runs_the_block_as_a_compiled_graph_on_cpu(demo):
     groups = re.search(r"^\s+(\d+) ops captured; (\d+) fused group\(s\) of (\d+) op\(s\) "
                        r"in all, 0 group\(s\) unfused", out, re.M)
     assert groups, out
-    # residual+rms_norm, the bias+gelu and the residuals fuse — unless the
-    # pattern pass measured onednn's matmul→add→gelu and matmul→add faster on
-    # this machine and took them (docs/fusion.md, "Pattern kernels"); the
-    # choice is timed, so either plan is right and the test takes both.
+    # residual+rms_norm, the bias+gelu and the residuals fuse. The pattern
+    # pass may instead take onednn's matmul→add→gelu or matmul→add where it
+    # measured them faster on this machine (docs/fusion.md, "Pattern
+    # kernels"); the choice is timed, so any mix is right, and each pattern
+    # kernel stands for a group it took the ops of.
     patterns = re.search(r"; (\d+) pattern kernel\(s\);", out)
     assert patterns, out
     fused, replaced = int(groups.group(2)), int(patterns.group(1))
-    if re.search(r"→ kernel onednn::matmul_add_gelu\S* .*\(pattern matmul_add_gelu\)", out):
-        assert fused >= 2 and replaced >= 1, out
-    else:
-        assert fused >= 3 and re.search(r"fused on cpu:0: \d+ ops \(add.Tensor, gelu\)", out), out
+    assert replaced == len(re.findall(r"\(pattern matmul_add(?:_gelu)?\)", out)), out
+    assert fused >= 2 and fused + replaced >= 3, out
+    if replaced == 0:
+        assert re.search(r"fused on cpu:0: \d+ ops \(add.Tensor, gelu\)", out), out
     for mode in ["eager (op by op)", "compiled graph (fused)"]:
         assert re.search(rf"^\s+{re.escape(mode)}\s+[\d.]+ us per run", out, re.M), mode
     # The second rms_norm fuses with the residual add before it; the first,
