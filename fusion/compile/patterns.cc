@@ -1,10 +1,7 @@
 #include "fusion/compile/patterns.h"
 
 #include <algorithm>
-#include <chrono>
-#include <map>
-#include <mutex>
-#include <functional>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,12 +13,10 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/schema.h"
 #include "dispatcher/registry/op_registry.h"
-#include "fusion/compile/rebuild.h"
+#include "fusion/compile/verdicts.h"
 
 namespace sy::fusion {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // A match: graph node of each pattern node, graph value of each pattern
 // input.
@@ -240,13 +235,7 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
   // Note [Channels-last outputs], and relu's after it, Note [Elementwise
   // output layout]; a plugin op's, as its schema asks: ABI 1.4).
   int64_t strides[SY_MAX_RANK];
-  const absl::Span<const int64_t> shape(out.meta.shape, out.meta.ndim);
-  const absl::Span<const int> order = core::KernelOutputOrder(*r.op, bound.outputs[0], inputs);
-  if (order.empty()) {
-    core::ContiguousStrides(shape, strides);
-  } else {
-    core::OrderedStrides(shape, order, strides);
-  }
+  core::KernelOutputStrides(*r.op, bound.outputs[0], inputs, strides);
   for (int k = 0; k < out.meta.ndim; ++k) {
     if (out.meta.shape[k] > 1 && strides[k] != out.strides[k]) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -278,90 +267,13 @@ absl::StatusOr<Replacement> Resolve(core::Dispatcher& d, const OpGraph& g,
   return r;
 }
 
-// Runs `run` a few times per batch after a warm-up; the median over the
-// batches of the time per run, in µs (host clock around a synchronize: the
-// work is asynchronous on GPUs).
-absl::StatusOr<double> TimePerRun(core::Dispatcher& d, core::Device& device,
-                                  const std::function<absl::Status()>& run) {
-  constexpr int kWarmup = 2, kBatches = 5, kRepeats = 8;
-  for (int i = 0; i < kWarmup; ++i) {
-    if (absl::Status s = run(); !s.ok()) return s;
-  }
-  if (absl::Status s = d.Synchronize(device); !s.ok()) return s;
-  std::vector<double> times;
-  for (int b = 0; b < kBatches; ++b) {
-    const auto start = Clock::now();
-    for (int i = 0; i < kRepeats; ++i) {
-      if (absl::Status s = run(); !s.ok()) return s;
-    }
-    if (absl::Status s = d.Synchronize(device); !s.ok()) return s;
-    times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
-                    kRepeats);
-  }
-  std::nth_element(times.begin(), times.begin() + kBatches / 2, times.end());
-  return times[kBatches / 2];
-}
-
-// A node's call over `tensors` (its flattened inputs), into `produced`.
-absl::Status RunNode(core::Dispatcher& d, const Node& node, const std::vector<core::Tensor>& tensors,
-                     core::TensorList& produced) {
-  const std::vector<const core::Tensor*> inputs = CallInputs(node, tensors);
-  core::CallArgs args;
-  args.inputs = inputs;
-  args.attrs = node.attrs.span();
-  args.list_sizes = node.list_sizes;
-  args.produced = &produced;
-  produced.clear();
-  return d.Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
-}
-
-// Measures the replacement against the match's own ops on `inputs`
-// (ScratchInputs): the two times per run in µs.
-absl::StatusOr<std::pair<double, double>> Measure(core::Dispatcher& d, const OpGraph& g,
-                                                  const Match& m, const Node& replacement,
-                                                  const std::vector<core::Tensor>& inputs) {
-  core::Device& device = *g.nodes[m.nodes.back()].device;
-  // The match op by op: values of pattern inputs and of inner results.
-  std::map<int, core::Tensor> at;
-  auto run_match = [&]() -> absl::Status {
-    for (size_t i = 0; i < m.inputs.size(); ++i) at[m.inputs[i]] = inputs[i];
-    for (int n : m.nodes) {
-      const Node& node = g.nodes[n];
-      std::vector<core::Tensor> tensors;
-      for (int v : node.inputs) tensors.push_back(at.at(v));
-      core::TensorList produced;
-      if (absl::Status s = RunNode(d, node, tensors, produced); !s.ok()) return s;
-      at[node.outputs[0]] = produced[0];
-    }
-    return absl::OkStatus();
-  };
-  auto run_replacement = [&]() -> absl::Status {
-    core::TensorList produced;
-    return RunNode(d, replacement, inputs, produced);
-  };
-  absl::StatusOr<double> separate = TimePerRun(d, device, run_match);
-  if (!separate.ok()) return separate.status();
-  absl::StatusOr<double> fused = TimePerRun(d, device, run_replacement);
-  if (!fused.ok()) return fused.status();
-  return std::make_pair(*fused, *separate);
-}
-
-// Verdicts of kMeasured for the process: (pattern, device, input layouts,
-// the replacement's attributes) → whether the replacement was faster.
-struct VerdictCache {
-  std::mutex mu;
-  std::map<std::string, bool> faster;
-};
-VerdictCache& Verdicts() {
-  static VerdictCache* cache = new VerdictCache;  // outlives static destructors
-  return *cache;
-}
-
+// A verdict's key: (pattern, device, the replacement's attributes, how the
+// plan runs the match without it, input layouts).
 std::string VerdictKey(const OpGraph& g, const PatternEntry& entry, const Match& m,
-                       const OwnedAttrs& attrs) {
+                       const OwnedAttrs& attrs, const Unreplaced& plan) {
   std::string key = absl::StrCat(entry.plugin != nullptr ? entry.plugin->name() : "", "/",
                                  entry.pattern->name, "/", g.nodes[m.nodes.back()].device->label(),
-                                 "/", attrs.ToString());
+                                 "/", attrs.ToString(), "/", plan.Key());
   for (int v : m.inputs) {
     const Value& value = g.values[v];
     absl::StrAppend(&key, "|", MetaText(value.meta), "/",
@@ -405,7 +317,8 @@ PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
                                             "') at ", where, ": ");
       if (std::find(m.nodes.begin(), m.nodes.end(), -1) != m.nodes.end()) continue;
       if (!OnItsDeviceType(graph, pattern, m)) continue;
-      const std::string why = WhyNotSelfContained(graph, m, graph.ConsumersByBuffer());
+      const std::vector<std::vector<int>> consumers = graph.ConsumersByBuffer();
+      const std::string why = WhyNotSelfContained(graph, m, consumers);
       if (!why.empty()) {
         outcome.notes.push_back(absl::StrCat(head, "not replaced: ", why));
         continue;
@@ -430,28 +343,26 @@ PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
       replaced.resolution = absl::StrCat(r->resolution, " (pattern ", pattern.name, ")");
       std::string measured;
       if (policy == CompileOptions::Patterns::kMeasured) {
-        const std::string key = VerdictKey(graph, *entry, m, replaced.attrs);
-        std::unique_lock<std::mutex> lock(Verdicts().mu);
-        auto it = Verdicts().faster.find(key);
-        bool faster = false;
-        if (it != Verdicts().faster.end()) {
-          faster = it->second;
+        const Unreplaced plan = PlanWithout(graph, m.nodes, consumers, backends);
+        const std::string key = VerdictKey(graph, *entry, m, replaced.attrs, plan);
+        std::optional<bool> faster = FindVerdict(key);
+        if (faster.has_value()) {
           measured = "measured earlier in this process";
         } else {
-          lock.unlock();
-          absl::StatusOr<std::pair<double, double>> times = Measure(dispatcher, graph, m, replaced, *scratch);
+          absl::StatusOr<VerdictTimes> times =
+              MeasureVerdict(dispatcher, graph, m.nodes, m.inputs, plan, replaced, *scratch);
           if (!times.ok()) {
             outcome.notes.push_back(absl::StrCat(head, "not replaced: measuring it failed: ",
                                                  times.status().message()));
             continue;
           }
-          faster = times->first < times->second;
-          measured = absl::StrCat(absl::SixDigits(times->first), " µs vs ",
-                                  absl::SixDigits(times->second), " µs op by op");
-          lock.lock();
-          Verdicts().faster[key] = faster;
+          faster = times->replacement_us < times->unreplaced_us;
+          measured = absl::StrCat(absl::SixDigits(times->replacement_us), " µs vs ",
+                                  absl::SixDigits(times->unreplaced_us), " µs ",
+                                  plan.Describe(graph, m.nodes));
+          KeepVerdict(key, *faster);
         }
-        if (!faster) {
+        if (!*faster) {
           outcome.notes.push_back(
               absl::StrCat(head, "not replaced: ", pattern.replacement, " was not faster (",
                            measured, ")"));

@@ -8,11 +8,12 @@
 // becomes a call of the pattern's replacement op on the match's inputs, the
 // others die — only when the replacement resolves to a kernel for these
 // inputs (kernels may decline) and, under Patterns::kMeasured, when that
-// kernel was measured faster than the match's own ops (epilogues are
-// slower than separate kernels on some GPUs: sglang#34350, llm.c#338).
-// Measuring runs both on scratch tensors of the match's shapes, after a
-// warm-up, taking the median of a few runs; verdicts are remembered per
-// pattern, shapes and device for the process.
+// kernel was measured faster than the match as the plan would run it
+// without the replacement (epilogues are slower than separate kernels on
+// some GPUs: sglang#34350, llm.c#338; trailing elementwise ops fuse:
+// Note [Verdicts against the plan] in verdicts.h). Measuring runs both on
+// scratch tensors of the match's shapes; verdicts are remembered per
+// pattern, shapes, device and plan for the process.
 //
 // Thread-safety: runs on the calling thread; real kernels run while it
 // measures.

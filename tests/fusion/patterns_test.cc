@@ -6,7 +6,8 @@
 // attribute the pattern fixes must match; the replacement takes the
 // match's attributes of the same name, and ops that disagree on one keep
 // their ops; under Patterns::kMeasured the replacement is timed against
-// the ops and the verdict is kept.
+// the match as the plan would run it (Note [Verdicts against the plan]) and
+// the verdict is kept.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -222,9 +223,12 @@ TEST_F(Patterns, MeasuredPatternsAreTimedOnceAndStillCorrect) {
   absl::StatusOr<CompiledGraph> first =
       Compile(inputs, body, CompileOptions::Patterns::kMeasured);
   ASSERT_TRUE(first.ok()) << first.status();
-  // Either verdict is fine; the note gives both times.
-  EXPECT_THAT(first->Describe(), ::testing::ContainsRegex(
-                                     "matmul_add.*\\(([0-9.e+-]+) µs vs ([0-9.e+-]+) µs op by op\\)"));
+  // Either verdict is fine; the note gives both times. add is the graph's
+  // output: left alone it is a fused group of its own.
+  EXPECT_THAT(first->Describe(),
+              ::testing::ContainsRegex("matmul_add.*\\(([0-9.e+-]+) µs vs ([0-9.e+-]+) µs as the "
+                                       "plan runs the match: matmul %0 alone; add.Tensor %1 "
+                                       "fused \\(priced at the slowest alone\\)\\)"));
   absl::StatusOr<CompiledGraph> second =
       Compile(inputs, body, CompileOptions::Patterns::kMeasured);
   ASSERT_TRUE(second.ok()) << second.status();
@@ -234,6 +238,67 @@ TEST_F(Patterns, MeasuredPatternsAreTimedOnceAndStillCorrect) {
   ASSERT_TRUE(got.ok()) << got.status();
   const Tensor want = Op("add.Tensor", {Op("matmul", {inputs[0], inputs[1]}), inputs[2]});
   ExpectClose(Read(*rt_, (*got)[0]), Read(*rt_, want), 1e-5, "measured matmul_add");
+}
+
+// Note [Verdicts against the plan]: a match's trailing elementwise ops are
+// priced as the plan runs them without the replacement — in the fused
+// group of a consumer that fuses too (no time of their own), else as one
+// fused group (its slowest op) — and op by op where the device has no
+// fusion backend. Either verdict is right; the notes say which plan was
+// priced, and the values are right whichever was taken.
+TEST_F(Patterns, MeasuredVerdictsPriceTheMatchAsThePlanRunsIt) {
+  const int m = 24, k = 20, n = 12;
+  const std::vector<Tensor> inputs = {Random(*rt_, *cpu_, SY_DTYPE_F32, {m, k}, 1),
+                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {k, n}, 2),
+                                      Random(*rt_, *cpu_, SY_DTYPE_F32, {n}, 3)};
+  auto body = [&](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{
+        Op("gelu", {Op("add.Tensor", {Op("matmul", {in[0], in[1]}), in[2]})}, {Attr("none")})};
+  };
+  absl::StatusOr<Graph> graph = CaptureGraph(*rt_, inputs, body);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  CompileOptions options;
+  options.patterns = CompileOptions::Patterns::kMeasured;
+  absl::StatusOr<CompiledGraph> fused = compiler_->Compile(*graph, options);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  const std::string text = fused->Describe();
+  EXPECT_THAT(text, ::testing::ContainsRegex(
+                        "pattern matmul_add \\(plugin 'test_patterns'\\) at matmul %0 → "
+                        "add.Tensor %1: .*\\([0-9.e+-]+ µs vs [0-9.e+-]+ µs as the plan runs "
+                        "the match: matmul %0 alone; add.Tensor %1 in the fused group of gelu "
+                        "%2 \\(no time of its own\\)\\)"))
+      << text;
+  if (fused->stats().patterns == 0) {
+    // add → gelu, both fusible and gelu the graph's output: one group.
+    EXPECT_THAT(text, ::testing::ContainsRegex(
+                          "at add.Tensor %1 → gelu %2: .*µs as the plan runs the match: "
+                          "add.Tensor %1, gelu %2 fused \\(priced at the slowest alone\\)\\)"))
+        << text;
+  }
+  // Without fusion backends every op of a match is a kernel of its own.
+  options.plugin_compilers = false;
+  absl::StatusOr<CompiledGraph> unfused = compiler_->Compile(*graph, options);
+  ASSERT_TRUE(unfused.ok()) << unfused.status();
+  EXPECT_THAT(unfused->Describe(),
+              ::testing::ContainsRegex("at matmul %0 → add.Tensor %1: .*µs op by op\\)"))
+      << unfused->Describe();
+
+  const std::vector<double> va = RandomValues(m * k, 21), vb = RandomValues(k * n, 22),
+                            vbias = RandomValues(n, 23);
+  std::vector<double> ra, rb, rbias;
+  for (double v : va) ra.push_back(RoundTo(SY_DTYPE_F32, v));
+  for (double v : vb) rb.push_back(RoundTo(SY_DTYPE_F32, v));
+  for (double v : vbias) rbias.push_back(RoundTo(SY_DTYPE_F32, v));
+  std::vector<double> want = MatmulAdd(ra, rb, rbias, m, k, n);
+  for (double& y : want) y = 0.5 * y * (1.0 + std::erf(y / std::sqrt(2.0)));
+  for (CompiledGraph* g : {&*fused, &*unfused}) {
+    absl::StatusOr<std::vector<Tensor>> got =
+        g->Launch({FromValues(*rt_, *cpu_, SY_DTYPE_F32, {m, k}, va),
+                   FromValues(*rt_, *cpu_, SY_DTYPE_F32, {k, n}, vb),
+                   FromValues(*rt_, *cpu_, SY_DTYPE_F32, {n}, vbias)});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectClose(Read(*rt_, (*got)[0]), want, 1e-5, "gelu(a·b + bias)");
+  }
 }
 
 }  // namespace
