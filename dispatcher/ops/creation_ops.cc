@@ -126,7 +126,11 @@ absl::Status CastShape(const ShapeContext& ctx,
 constexpr CoreOpDef kOps[] = {
     {"fill.Scalar(Tensor self, Scalar value) -> Tensor", &Checked<FillShape>},
     {"copy(Tensor self) -> Tensor", &Checked<CopyShape>},
-    {"cast(Tensor self, ScalarType dtype) -> Tensor", &Checked<CastShape>},
+    // A cast keeps a channels-last input's layout, as PyTorch's .to(dtype)
+    // keeps the memory format (Note [Elementwise output layout]); copy
+    // stays contiguous: the core densifies views with it.
+    {"cast(Tensor self, ScalarType dtype) -> Tensor", &Checked<CastShape>, OpKind::kGeneral,
+     OutputLayout::kLikeFirstFullInput},
 };
 
 }  // namespace

@@ -137,7 +137,7 @@ enum class OutputLayout {
   // Otherwise contiguous.
   kChannelsLastLikeInputs,
   // Note [Elementwise output layout]: a rank-4 output of an elementwise op
-  // (the unary ops, the binary ops, the comparisons, where) is laid out
+  // (the unary ops, the binary ops, the comparisons, where, cast) is laid out
   // channels-last when the first tensor input of the output's own shape is
   // densely channels-last and not also contiguous; inputs that are
   // broadcast to the output (a [1, C, 1, 1] bias, a scalar tensor) have no
@@ -145,7 +145,10 @@ enum class OutputLayout {
   // first operand that orders the dims decides): relu or a residual add
   // after a channels-last convolution stays channels-last instead of
   // transposing the activation into NCHW (an f16 ResNet stem's relu cost
-  // 3.5× its convolution on the H200 for that). Otherwise contiguous.
+  // 3.5× its convolution on the H200 for that), and a mixed-precision
+  // network's casts keep it too, as PyTorch's .to(dtype) keeps the memory
+  // format. copy stays contiguous (the core densifies views with it).
+  // Otherwise contiguous.
   kLikeFirstFullInput,
 };
 

@@ -1,9 +1,10 @@
 // Note [Elementwise output layout] (dispatcher/ops/shape_context.h): the
-// result of a unary op, a binary op, a comparison or where is channels-last
+// result of a unary op, a binary op, a comparison, where or cast is channels-last
 // when the first input of the output's own shape is, as PyTorch's
 // TensorIterator decides it; inputs broadcast to the output have no say.
 // Values are checked against float64 in NCHW order, so a kernel that
 // ignored the output's strides (or walked them wrong) fails here.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -37,15 +38,8 @@ class ElementwiseLayoutTest : public ::testing::Test {
   // `values` (NCHW order) as a contiguous [N, C, H, W] tensor, or with
   // `channels_last` as a view of a contiguous [N, H, W, C] one.
   Tensor Make(const std::vector<float>& values, bool channels_last) {
-    if (!channels_last) return MakeF32(*runtime_, *cpu_, {kN, kC, kH, kW}, values);
-    std::vector<float> nhwc(values.size());
-    for (int64_t n = 0; n < kN; ++n)
-      for (int64_t c = 0; c < kC; ++c)
-        for (int64_t i = 0; i < kH; ++i)
-          for (int64_t j = 0; j < kW; ++j)
-            nhwc[((n * kH + i) * kW + j) * kC + c] = values[((n * kC + c) * kH + i) * kW + j];
-    Tensor t = MakeF32(*runtime_, *cpu_, {kN, kH, kW, kC}, nhwc);
-    return runtime_->Call(Op("permute"), {t}, {Attr({0, 3, 1, 2})}).value()[0];
+    return channels_last ? MakeF32ChannelsLast(*runtime_, *cpu_, {kN, kC, kH, kW}, values)
+                         : MakeF32(*runtime_, *cpu_, {kN, kC, kH, kW}, values);
   }
   Tensor Bias() { return MakeF32(*runtime_, *cpu_, {1, kC, 1, 1}, bias_); }
 
@@ -141,6 +135,39 @@ TEST_F(ElementwiseLayoutTest, ComparisonsAndWhereFollowTheirFirstFullInput) {
   ASSERT_TRUE(as_float.ok()) << as_float.status();
   const std::vector<float> got = ReadF32(*runtime_, (*as_float)[0]);
   for (int64_t i = 0; i < kNumel; ++i) EXPECT_EQ(got[i], greater[i]) << "element " << i;
+}
+
+// cast keeps the layout, as PyTorch's .to(dtype) keeps the memory format
+// (f32 → f16 → f32 here, each value checked against its f16 rounding);
+// copy stays contiguous.
+TEST_F(ElementwiseLayoutTest, CastKeepsTheLayoutAndCopyDoesNot) {
+  std::vector<double> want(kNumel);
+  for (int64_t i = 0; i < kNumel; ++i) {
+    // f16's rounding: 11 significant bits, steps of 2^-24 below 2^-14,
+    // ties to even (nearbyint's default mode).
+    int e = 0;
+    std::frexp(double{a_[i]}, &e);
+    const double step = std::ldexp(1.0, std::max(e - 11, -24));
+    want[i] = std::nearbyint(a_[i] / step) * step;
+  }
+  for (bool channels_last : {true, false}) {
+    SCOPED_TRACE(channels_last ? "channels-last" : "contiguous");
+    for (int call = 0; call < 3; ++call) {  // the later calls are planned
+      auto half = runtime_->Call(Op("cast"), {Make(a_, channels_last)},
+                                 {Attr::DType(SY_DTYPE_F16)});
+      ASSERT_TRUE(half.ok()) << half.status();
+      EXPECT_STRIDES((*half)[0], channels_last ? kNhwc : kNchw);
+      auto back = runtime_->Call(Op("cast"), {(*half)[0]}, {Attr::DType(SY_DTYPE_F32)});
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_STRIDES((*back)[0], channels_last ? kNhwc : kNchw);
+      const std::vector<float> got = ReadF32(*runtime_, (*back)[0]);
+      ASSERT_EQ(got.size(), want.size());
+      for (int64_t i = 0; i < kNumel; ++i) EXPECT_EQ(got[i], want[i]) << "element " << i;
+    }
+    auto copied = runtime_->Call(Op("copy"), {Make(a_, channels_last)}, {});
+    ASSERT_TRUE(copied.ok()) << copied.status();
+    EXPECT_STRIDES((*copied)[0], kNchw);
+  }
 }
 
 // Planned calls of one op alternate between layouts: a plan must not keep

@@ -57,16 +57,8 @@ class OutputLayoutTest : public ::testing::Test {
   // `channels_last` as a view of a contiguous [N, H, W, C] one.
   Tensor Make(const std::vector<float>& values, std::vector<int64_t> shape,
               bool channels_last) {
-    if (!channels_last) return MakeF32(*runtime_, *cpu_, shape, values);
-    const int64_t c = shape[1], h = shape[2], w = shape[3];
-    std::vector<float> nhwc(values.size());
-    for (int64_t n = 0; n < shape[0]; ++n)
-      for (int64_t k = 0; k < c; ++k)
-        for (int64_t i = 0; i < h; ++i)
-          for (int64_t j = 0; j < w; ++j)
-            nhwc[((n * h + i) * w + j) * c + k] = values[((n * c + k) * h + i) * w + j];
-    Tensor t = MakeF32(*runtime_, *cpu_, {shape[0], h, w, c}, nhwc);
-    return runtime_->Call(Op("permute"), {t}, {Attr({0, 3, 1, 2})}).value()[0];
+    return channels_last ? MakeF32ChannelsLast(*runtime_, *cpu_, shape, values)
+                         : MakeF32(*runtime_, *cpu_, shape, values);
   }
 
   Tensor Conv(const Tensor& x, const Tensor& w) {

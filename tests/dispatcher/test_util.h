@@ -56,6 +56,26 @@ inline Tensor MakeF32(Runtime& runtime, Device& device,
   return t.ok() ? *t : Tensor();
 }
 
+// `values` (NCHW order) as an [N, C, H, W] tensor laid out channels-last:
+// a view of a contiguous [N, H, W, C] one.
+inline Tensor MakeF32ChannelsLast(Runtime& runtime, Device& device,
+                                  std::vector<int64_t> shape, const std::vector<float>& values) {
+  const int64_t c = shape[1], h = shape[2], w = shape[3];
+  std::vector<float> nhwc(values.size());
+  for (int64_t n = 0; n < shape[0]; ++n)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t j = 0; j < w; ++j)
+          nhwc[((n * h + i) * w + j) * c + k] = values[((n * c + k) * h + i) * w + j];
+  const Tensor t = MakeF32(runtime, device, {shape[0], h, w, c}, nhwc);
+  absl::StatusOr<OpHandle> permute = runtime.FindOp("permute");
+  EXPECT_TRUE(permute.ok()) << permute.status();
+  if (!permute.ok()) return Tensor();
+  absl::StatusOr<std::vector<Tensor>> view = runtime.Call(*permute, {t}, {Attr({0, 3, 1, 2})});
+  EXPECT_TRUE(view.ok()) << view.status();
+  return view.ok() ? (*view)[0] : Tensor();
+}
+
 inline std::vector<float> ReadF32(Runtime& runtime, const Tensor& t) {
   std::vector<float> out(static_cast<size_t>(t.numel()));
   absl::Status status = runtime.ToHost(t, out.data(), out.size() * 4);
