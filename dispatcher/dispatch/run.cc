@@ -213,6 +213,18 @@ absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t&
   return {};
 }
 
+void KernelOutputStrides(const OpDef& op, const sy_tensor_meta_t& meta,
+                         absl::Span<const Tensor* const> inputs,
+                         int64_t strides[SY_MAX_RANK]) {
+  const absl::Span<const int64_t> shape(meta.shape, meta.ndim);
+  const absl::Span<const int> order = KernelOutputOrder(op, meta, inputs);
+  if (order.empty()) {
+    ContiguousStrides(shape, strides);
+  } else {
+    OrderedStrides(shape, order, strides);
+  }
+}
+
 absl::StatusOr<Tensor> NewKernelOutput(const OpDef& op, Device& device,
                                        const sy_tensor_meta_t& meta,
                                        absl::Span<const Tensor* const> inputs) {

@@ -40,6 +40,13 @@ trace::DeviceTime*& TracedDeviceTime();
 absl::Span<const int> KernelOutputOrder(const OpDef& op, const sy_tensor_meta_t& meta,
                                         absl::Span<const Tensor* const> inputs);
 
+// The strides of that layout over `meta`'s shape (contiguous where the
+// order is empty): what NewKernelOutput allocates, as a graph capture and
+// the pattern pass need them.
+void KernelOutputStrides(const OpDef& op, const sy_tensor_meta_t& meta,
+                         absl::Span<const Tensor* const> inputs,
+                         int64_t strides[SY_MAX_RANK]);
+
 // Whether `op` may lay out an output of `meta` other than contiguously
 // (KernelOutputOrder depends on more than the output's shape).
 bool HasOwnOutputLayout(const OpDef& op, const sy_tensor_meta_t& meta);

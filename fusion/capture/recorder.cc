@@ -1,5 +1,7 @@
 #include "fusion/capture/recorder.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "dispatcher/dispatch/bind.h"
 #include "dispatcher/dispatch/run.h"
@@ -183,15 +185,13 @@ absl::StatusOr<core::TensorList> Recorder::Record(
     // makes of it are the views eager makes — attention's
     // transpose(1, 2).reshape stays a view, not a copy at every replay.
     // Other routes produce contiguous outputs.
-    const absl::Span<const int> order =
-        node.route == core::Route::kKernel
-            ? core::KernelOutputOrder(op, bound.outputs[j], bound.tensors)
-            : absl::Span<const int>();
-    if (!order.empty()) {
+    if (node.route == core::Route::kKernel) {
       int64_t strides[SY_MAX_RANK];
-      core::OrderedStrides(tensor.shape(), order, strides);
-      tensor = core::Tensor::View(tensor, tensor.shape(),
-                                  absl::MakeConstSpan(strides, tensor.ndim()), 0);
+      core::KernelOutputStrides(op, bound.outputs[j], bound.tensors, strides);
+      const absl::Span<const int64_t> written(strides, tensor.ndim());
+      if (!std::equal(written.begin(), written.end(), tensor.strides().begin())) {
+        tensor = core::Tensor::View(tensor, tensor.shape(), written, 0);
+      }
     }
     buffer_of_[&tensor.storage()] = id;
     buffer_tensors_.push_back(tensor);
