@@ -56,30 +56,12 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
   // switchyard/plugin/views.hpp), then merge dims dense for every operand
   // and drop size-1 dims.
   const plugin::MemoryOrderedDims<4> ordered(plugin::Shape(out), given);
-  const std::array<const int64_t*, 4> strides = ordered.strides();
-  const int64_t* const dims = ordered.shape().data();
-  LayoutTable l;
-  int64_t shape[SY_MAX_RANK];
-  int64_t st[4][SY_MAX_RANK];
-  int nd = 0;
-  int64_t numel = 1;
-  for (int d = 0; d < out.ndim; ++d) numel *= out.shape[d];
+  const plugin::MergedDims<4> merged(ordered.shape(), ordered.strides());
+  const int64_t numel = merged.numel();
   if (numel == 0) return nullptr;
-  for (int d = 0; d < out.ndim; ++d) {
-    if (dims[d] == 1) continue;
-    bool merge = nd > 0;
-    for (int k = 0; k < n_ops && merge; ++k) {
-      merge = st[k][nd - 1] == strides[k][d] * dims[d];
-    }
-    if (merge) {
-      shape[nd - 1] *= dims[d];
-      for (int k = 0; k < n_ops; ++k) st[k][nd - 1] = strides[k][d];
-    } else {
-      shape[nd] = dims[d];
-      for (int k = 0; k < n_ops; ++k) st[k][nd] = strides[k][d];
-      ++nd;
-    }
-  }
+  const int nd = merged.ndim();
+  const int64_t* const shape = merged.shape();
+  LayoutTable l;
   // Offsets are 32-bit in the shaders, and so is the index of the last
   // workgroup's last element.
   constexpr int64_t kMax = int64_t{1} << 32;
@@ -89,7 +71,7 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
   }
   for (int k = 0; k < n_ops; ++k) {
     int64_t extent = 0;
-    for (int d = 0; d < nd; ++d) extent += (shape[d] - 1) * st[k][d];
+    for (int d = 0; d < nd; ++d) extent += (shape[d] - 1) * merged.strides(k)[d];
     if (extent >= kMax) {
       return OpError(e.op, "an operand spans more than 2^32 elements; the "
                            "vulkan plugin indexes with 32 bits; make it "
@@ -105,12 +87,14 @@ sy_error_t* RunElementwise(Stream& stream, ElementwiseOp& e) {
     l.ndim = static_cast<uint32_t>(nd);
     for (int d = 0; d < nd; ++d) {
       l.shape[d] = static_cast<uint32_t>(shape[d]);
-      for (int k = 0; k < n_ops; ++k) l.stride[k][d] = static_cast<uint32_t>(st[k][d]);
+      for (int k = 0; k < n_ops; ++k) {
+        l.stride[k][d] = static_cast<uint32_t>(merged.strides(k)[d]);
+      }
     }
   } else {
     for (int k = 0; k < n_ops; ++k) {
       if (k > 0 || !e.force_layout) {
-        p.step[k] = nd == 1 ? static_cast<uint32_t>(st[k][0]) : 0;
+        p.step[k] = nd == 1 ? static_cast<uint32_t>(merged.strides(k)[0]) : 0;
       }
     }
   }

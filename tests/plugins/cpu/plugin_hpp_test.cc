@@ -332,6 +332,40 @@ TEST(MemoryOrderedDimsTest, KeepsContiguousTiedAndNegativeStridesInOrder) {
   EXPECT_TRUE(scalar.shape().empty());
 }
 
+// MergedDims: size-1 dims dropped (their strides ignored), neighbours
+// dense for every operand merged, nothing merged across a broadcast or a
+// transpose; empty and rank-0 shapes.
+TEST(MergedDimsTest, MergesWhatIsDenseForEveryOperand) {
+  const std::vector<int64_t> shape = {2, 1, 3, 4};
+  const std::vector<int64_t> contiguous = {12, 12, 4, 1}, odd_unit = {12, 99, 4, 1};
+  const plugin::MergedDims<2> dense(shape, {contiguous.data(), odd_unit.data()});
+  EXPECT_EQ(dense.numel(), 24);
+  ASSERT_EQ(dense.ndim(), 1);
+  EXPECT_EQ(dense.shape()[0], 24);
+  EXPECT_EQ(dense.strides(0)[0], 1);
+  EXPECT_EQ(dense.strides(1)[0], 1);
+  // A row broadcast (stride 0 along dim 0) keeps dims 0 and 2·3 apart.
+  const std::vector<int64_t> rows = {0, 0, 4, 1};
+  const plugin::MergedDims<2> broadcast(shape, {contiguous.data(), rows.data()});
+  ASSERT_EQ(broadcast.ndim(), 2);
+  EXPECT_THAT(std::span(broadcast.shape(), 2), ElementsAre(2, 12));
+  EXPECT_THAT(std::span(broadcast.strides(0), 2), ElementsAre(12, 1));
+  EXPECT_THAT(std::span(broadcast.strides(1), 2), ElementsAre(0, 1));
+  // A transposed operand merges nothing: [3, 4] read as columns.
+  const std::vector<int64_t> matrix = {3, 4}, rowmajor = {4, 1}, columns = {1, 3};
+  const plugin::MergedDims<2> transposed(matrix, {rowmajor.data(), columns.data()});
+  ASSERT_EQ(transposed.ndim(), 2);
+  EXPECT_THAT(std::span(transposed.strides(1), 2), ElementsAre(1, 3));
+  // A zero anywhere: no elements, no dims. Rank 0: one element, no dims.
+  const std::vector<int64_t> empty = {2, 0, 3}, empty_strides = {3, 3, 1};
+  const plugin::MergedDims<1> none(empty, {empty_strides.data()});
+  EXPECT_EQ(none.numel(), 0);
+  EXPECT_EQ(none.ndim(), 0);
+  const plugin::MergedDims<1> scalar({}, {contiguous.data()});
+  EXPECT_EQ(scalar.numel(), 1);
+  EXPECT_EQ(scalar.ndim(), 0);
+}
+
 sy_error_t* NoKernel(const sy_kernel_call_t*) { return nullptr; }
 
 TEST_F(PluginHppTest, RegisterKernelsStopsAtTheFirstError) {

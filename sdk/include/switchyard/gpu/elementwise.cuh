@@ -43,29 +43,19 @@ struct Layout {
   int64_t stride[N][SY_MAX_RANK] = {};
 };
 
-// Merges dims of `shape` that are dense for every operand; drops size-1
-// dims. strides[k] has shape.size() entries for operand k.
+// The kernels' copy of plugin::MergedDims (dims dense for every operand
+// merged, size-1 dims dropped): a plain struct passed by value. strides[k]
+// has ndim entries for operand k.
 template <int N>
 Layout<N> MakeLayout(const int64_t* shape, int ndim,
                      const std::array<const int64_t*, N>& strides) {
+  const plugin::MergedDims<N> merged({shape, static_cast<size_t>(ndim)}, strides);
   Layout<N> l;
-  l.numel = 1;
-  for (int d = 0; d < ndim; ++d) l.numel *= shape[d];
-  if (l.numel == 0) return l;
-  for (int d = 0; d < ndim; ++d) {
-    if (shape[d] == 1) continue;
-    bool merge = l.ndim > 0;
-    for (int k = 0; k < N && merge; ++k) {
-      merge = l.stride[k][l.ndim - 1] == strides[k][d] * shape[d];
-    }
-    if (merge) {
-      l.shape[l.ndim - 1] *= shape[d];
-      for (int k = 0; k < N; ++k) l.stride[k][l.ndim - 1] = strides[k][d];
-    } else {
-      l.shape[l.ndim] = shape[d];
-      for (int k = 0; k < N; ++k) l.stride[k][l.ndim] = strides[k][d];
-      ++l.ndim;
-    }
+  l.numel = merged.numel();
+  l.ndim = merged.ndim();
+  for (int d = 0; d < l.ndim; ++d) {
+    l.shape[d] = merged.shape()[d];
+    for (int k = 0; k < N; ++k) l.stride[k][d] = merged.strides(k)[d];
   }
   return l;
 }

@@ -1,6 +1,7 @@
 // sy::plugin tensor views: Shape, Strides, NumElements, IsContiguous,
-// DataPtr, ShapeToString, MemoryOrderedDims, and ForEachStridedRun, the
-// N-operand strided walker of elementwise kernels. Part of plugin.hpp (read its rules first).
+// DataPtr, ShapeToString, MemoryOrderedDims, MergedDims, and
+// ForEachStridedRun, the N-operand strided walker of elementwise kernels.
+// Part of plugin.hpp (read its rules first).
 #ifndef SWITCHYARD_PLUGIN_VIEWS_HPP_
 #define SWITCHYARD_PLUGIN_VIEWS_HPP_
 
@@ -118,6 +119,55 @@ class MemoryOrderedDims {
   int64_t strides_[N][SY_MAX_RANK] = {};
 };
 
+// ---- Merged dims -------------------------------------------------------------
+
+// The dims of N operands that share `shape` (each strides[k] has
+// shape.size() values, in elements, any sign), with size-1 dims dropped and
+// neighbours that are dense for every operand (the outer stride is the
+// inner stride times the inner size) merged, outermost first. Operands
+// that are all contiguous, or share one dense layout, become one dim of
+// stride 1 (or rank 0 for a single element): the layout every strided
+// walker starts from (ForEachStridedRun; the cpu engine's StridedLayout;
+// the GPU and Vulkan elementwise launches). numel() is the product of the
+// shape, 0 when a dim is 0 (then ndim() is 0 too). Precondition:
+// shape.size() <= SY_MAX_RANK. Holds pointers to none of its arguments.
+template <size_t N>
+class MergedDims {
+ public:
+  MergedDims(std::span<const int64_t> shape,
+             const std::array<const int64_t*, N>& strides) noexcept {
+    for (size_t d = 0; d < shape.size(); ++d) numel_ *= shape[d];
+    if (numel_ == 0) return;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      bool merge = ndim_ > 0;
+      for (size_t k = 0; k < N && merge; ++k) {
+        merge = strides_[k][ndim_ - 1] == strides[k][d] * shape[d];
+      }
+      if (merge) {
+        shape_[ndim_ - 1] *= shape[d];
+        for (size_t k = 0; k < N; ++k) strides_[k][ndim_ - 1] = strides[k][d];
+      } else {
+        shape_[ndim_] = shape[d];
+        for (size_t k = 0; k < N; ++k) strides_[k][ndim_] = strides[k][d];
+        ++ndim_;
+      }
+    }
+  }
+
+  int ndim() const noexcept { return ndim_; }
+  int64_t numel() const noexcept { return numel_; }
+  // ndim() values each.
+  const int64_t* shape() const noexcept { return shape_; }
+  const int64_t* strides(size_t k) const noexcept { return strides_[k]; }
+
+ private:
+  int ndim_ = 0;
+  int64_t numel_ = 1;
+  int64_t shape_[SY_MAX_RANK] = {};
+  int64_t strides_[N][SY_MAX_RANK] = {};
+};
+
 // ---- Strided walker ------------------------------------------------------
 
 // Visits every index of `shape` for N operands that share it, each with its
@@ -140,25 +190,10 @@ bool ForEachStridedRun(std::span<const int64_t> shape,
                        const std::array<const int64_t*, N>& strides,
                        Body&& body) {
   if (shape.size() > SY_MAX_RANK) return false;
-  int64_t dims[SY_MAX_RANK];
-  int64_t st[N][SY_MAX_RANK];
-  int nd = 0;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) return true;
-    if (shape[d] == 1) continue;
-    bool merge = nd > 0;
-    for (size_t k = 0; k < N && merge; ++k) {
-      merge = st[k][nd - 1] == strides[k][d] * shape[d];
-    }
-    if (merge) {
-      dims[nd - 1] *= shape[d];
-      for (size_t k = 0; k < N; ++k) st[k][nd - 1] = strides[k][d];
-    } else {
-      dims[nd] = shape[d];
-      for (size_t k = 0; k < N; ++k) st[k][nd] = strides[k][d];
-      ++nd;
-    }
-  }
+  const MergedDims<N> merged(shape, strides);
+  if (merged.numel() == 0) return true;
+  const int nd = merged.ndim();
+  const int64_t* const dims = merged.shape();
   std::array<int64_t, N> offsets{};
   std::array<int64_t, N> steps{};
   if (nd == 0) {
@@ -166,18 +201,18 @@ bool ForEachStridedRun(std::span<const int64_t> shape,
     return true;
   }
   const int64_t count = dims[nd - 1];
-  for (size_t k = 0; k < N; ++k) steps[k] = st[k][nd - 1];
+  for (size_t k = 0; k < N; ++k) steps[k] = merged.strides(k)[nd - 1];
   int64_t index[SY_MAX_RANK] = {};
   while (true) {
     body(std::as_const(offsets), count, std::as_const(steps));
     int d = nd - 2;
     for (; d >= 0; --d) {
       if (++index[d] < dims[d]) {
-        for (size_t k = 0; k < N; ++k) offsets[k] += st[k][d];
+        for (size_t k = 0; k < N; ++k) offsets[k] += merged.strides(k)[d];
         break;
       }
       index[d] = 0;
-      for (size_t k = 0; k < N; ++k) offsets[k] -= st[k][d] * (dims[d] - 1);
+      for (size_t k = 0; k < N; ++k) offsets[k] -= merged.strides(k)[d] * (dims[d] - 1);
     }
     if (d < 0) return true;
   }
