@@ -1,9 +1,11 @@
 """Switchyard beside PyTorch on the same GPU, in one process, on the same
 tensors, timed in alternation (docs/performance.md, issue 17):
 scaled_dot_product_attention against F.scaled_dot_product_attention,
-conv2d on ResNet-50's shapes against F.conv2d, and (--only=conv2d_relu)
+conv2d on ResNet-50's shapes against F.conv2d, (--only=conv2d_relu)
 conv2d (+ bias) → relu captured in a graph, where the pattern pass may
-replace it by cuda::conv2d_relu, against F.relu(F.conv2d(...)).
+replace it by cuda::conv2d_relu, against F.relu(F.conv2d(...)), and
+(--only=cast) a mixed-precision network's casts of ResNet-50's
+activations, NCHW and channels-last, against Tensor.to(dtype).
 
 bench_cuda and bench_cuda_torch.py time the two libraries one after the
 other, minutes apart, so a shift in clocks or in the GPU's temperature
@@ -20,7 +22,7 @@ output per call. Host time to enqueue one call is timed the same way for
 both, from Python.
 
     PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_torch_ab.py \
-        [--rounds=15] [--only=attention,conv2d,conv2d_relu] [--match='f16 NCHW conv1']
+        [--rounds=15] [--only=attention,conv2d,conv2d_relu,cast] [--match='f16 NCHW conv1']
 """
 
 import argparse
@@ -210,6 +212,39 @@ def conv2d_relu(ctx, rounds, match):
     table.close()
 
 
+# ResNet-50's activations at N = 32: the stem's output and each stage's.
+CAST_SHAPES = ((32, 64, 112, 112), (32, 256, 56, 56), (32, 512, 28, 28), (32, 2048, 7, 7))
+
+
+def cast(ctx, rounds):
+    # Both sides keep the input's memory format (Note [Elementwise output
+    # layout]; PyTorch's to() preserves it); the extra column gives our
+    # result's layout, the figure is bytes moved (read + write) per second.
+    table = Table("cast of ResNet-50 activations, N = 32, against Tensor.to(dtype) "
+                  "(target >= 0.9; the TFLOP/s column is TB/s moved)", rounds,
+                  extra="our layout")
+    for src, dst, name in ((torch.float32, torch.float16, "f32 -> f16"),
+                           (torch.bfloat16, torch.float32, "bf16 -> f32")):
+        target = {torch.float16: sy.float16, torch.float32: sy.float32}[dst]
+        for shape in CAST_SHAPES:
+            for fmt, layout in ((torch.contiguous_format, "NCHW"),
+                                (torch.channels_last, "NHWC")):
+                x = (torch.rand(shape, device="cuda") * 2 - 1).to(src).contiguous(
+                    memory_format=fmt)
+                sx = sy.from_dlpack(x, context=ctx)
+                torch_fn = lambda: x.to(dst)  # noqa: E731
+                sy_fn = lambda: ctx.ops.cast(sx, target)  # noqa: E731
+                got = torch.from_dlpack(sy_fn())
+                check(f"cast {name} {shape} {layout}", got, torch_fn(), 0)
+                kept = ("NHWC" if got.is_contiguous(memory_format=torch.channels_last)
+                        and not got.is_contiguous() else "NCHW")
+                moved = x.numel() * (x.element_size() + got.element_size())
+                table.row(name, f"{layout} {'x'.join(map(str, shape))}", torch_fn, sy_fn, 10,
+                          moved, 0.9, extra=kept)
+                del x, sx, got
+    table.close()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -228,6 +263,8 @@ def main():
         conv2d(ctx, args.rounds, args.match)
     if "conv2d_relu" in parts:
         conv2d_relu(ctx, args.rounds, args.match)
+    if "cast" in parts:
+        cast(ctx, args.rounds)
 
 
 if __name__ == "__main__":
