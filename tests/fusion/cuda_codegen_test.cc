@@ -292,11 +292,12 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(o.row_max_block, 1024);
   EXPECT_EQ(o.row_kept_bytes, 64);  // left as it was
   for (const char* bad : {"block=300", "block=2048", "kept=2", "kept=", "threads=256",
-                          "block=256,kept=x", "cluster=3", "cluster=16", "shared=2"}) {
+                          "block=256,kept=x", "cluster=3", "cluster=32", "shared=2"}) {
     CodegenOptions fresh;
     EXPECT_FALSE(ParseRowOptions(bad, &fresh, &error)) << bad;
     EXPECT_NE(error.find("is not kept=<bytes, 4 to 1024>, block=<a power of two, 32 to "
-                         "1024>, cluster=<1, 2, 4 or 8>, shared=<0 or 1> or online=<0 or 1>"),
+                         "1024>, cluster=<1, 2, 4, 8 or 16>, shared=<0 or 1> or online=<0 or "
+                         "1>"),
               std::string::npos)
         << error;
     EXPECT_EQ(fresh.row_max_block, 0) << bad;  // unchanged: the per-dtype default
@@ -416,6 +417,17 @@ TEST(CudaRowOptions, LaunchConfigurationsAreTheDefaultThenDistinctAlternatives) 
   EXPECT_EQ(bf16_names[1], "online reduction: block 1024");
   EXPECT_EQ(bf16_names[2], "cluster 8: block 1024, cluster 4");
   EXPECT_LE(bf16_names.size(), static_cast<size_t>(kMaxLaunchConfigs));
+  // f32 rows of 262144 on an sm_90 device's shared memory: the cluster of
+  // 16 is offered (16 blocks of 64 KiB), where no cluster of 8 holds the
+  // row at 256 threads a block.
+  CodegenOptions h200;
+  h200.row_max_shared = 227 * 1024 - 1024;
+  const std::vector<std::string> long_names =
+      names_of(LaunchConfigs(Softmax(SY_DTYPE_F32, 2, 262144).Abi(), h200, false));
+  EXPECT_NE(std::find(long_names.begin(), long_names.end(),
+                      "shared memory, cluster 16: block 512, cluster 16, 65536 B shared"),
+            long_names.end())
+      << ::testing::PrintToString(long_names);
 
   // Before sm_90 no configuration takes a cluster.
   CodegenOptions sm80;
@@ -457,6 +469,17 @@ TEST_F(CudaCodegen, RowsKeptInSharedMemory) {
   EXPECT_EQ(g.vector.cluster, 8);
   EXPECT_EQ(g.vector.smem, 262144 * 4 / 8);
   CompileFor(g, f32, "f32 262144 shared, cluster", 90);
+  // Blocks of at most 256 threads before a cluster of up to 16 (sm_90's
+  // non-portable size): 16 × 512 threads, 64 KiB a block.
+  CodegenOptions sixteen = o;
+  ASSERT_TRUE(ParseRowOptions("shared=1,block=256,cluster=16", &sixteen, &error)) << error;
+  ASSERT_TRUE(GenerateCuda(f32.Abi(), sixteen, &g, &error)) << error;
+  EXPECT_EQ(g.vector.cluster, 16);
+  EXPECT_EQ(g.vector.block, 512);
+  EXPECT_EQ(g.vector.grid, 2 * 16);
+  EXPECT_EQ(g.vector.smem, 262144 * 4 / 16);
+  EXPECT_NE(g.source.find("__cluster_dims__(16, 1, 1)"), std::string::npos) << g.source;
+  CompileFor(g, f32, "f32 262144 shared, cluster of 16", 90);
   // Too large a share: registers, as without the option.
   o.row_max_shared = 16 * 1024;
   ASSERT_TRUE(GenerateCuda(bf16.Abi(), o, &g, &error)) << error;

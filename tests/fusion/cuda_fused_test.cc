@@ -478,7 +478,8 @@ TEST_F(CudaFusion, Bf16SoftmaxKeepsSubnormalResults) {
 TEST_F(CudaFusion, RowShapesFromTheEnvironment) {
   const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
   if (rows == nullptr) {
-    GTEST_SKIP() << "runs as cuda_fusion_test.row_shapes, .shared_rows and .bad_row_shapes";
+    GTEST_SKIP() << "runs as cuda_fusion_test.row_shapes, .shared_rows, .cluster16_rows, "
+                    ".online_rows and .bad_row_shapes";
   }
   const bool bad = std::string(rows) == "block=300";
   for (int64_t n : {int64_t{4096}, int64_t{16384}, int64_t{65536}, int64_t{262144}}) {

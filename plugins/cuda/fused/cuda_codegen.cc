@@ -341,7 +341,12 @@ class Generator {
   // ---- Row kernels ------------------------------------------------------------
 
   // Note [Row kernel shapes] (cuda_codegen.h) is the why of these numbers.
-  static constexpr int kMaxCluster = 8;   // the portable cluster size
+  // sm_90's largest cluster. Past 8 (the portable size) a cluster is
+  // non-portable: the kernel is opted in when it is loaded, and one whose
+  // device cannot schedule it runs unfused (fused_kernels.cc). Only asked
+  // for (SWITCHYARD_CUDA_FUSED_ROWS, a launch configuration); no default
+  // takes it.
+  static constexpr int kMaxCluster = 16;
 
   struct RowPlan {
     bool warp = true;

@@ -112,6 +112,21 @@ sy_error_t* Load(Compiled& c) {
     return CudaError(e, "cuda plugin: fused kernel",
                      StrCat("loading the compiled kernel '", c.name, "' failed"));
   }
+  // A cluster past the portable 8 blocks (Note [Row kernel shapes]) is
+  // allowed per kernel, before the occupancy query below asks about it.
+  for (const auto& [kernel, shape] : {std::pair{c.vector, &c.gen.vector},
+                                      std::pair{c.scalar, &c.gen.scalar}}) {
+    if (e != cudaSuccess || kernel == nullptr || shape->cluster <= 8) continue;
+    e = cudaKernelSetAttributeForDevice(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1,
+                                        c.device);
+  }
+  if (e != cudaSuccess) {
+    if (c.library != nullptr) cudaLibraryUnload(c.library);
+    c.library = nullptr;
+    return CudaError(e, "cuda plugin: fused kernel",
+                     StrCat("allowing the compiled kernel '", c.name,
+                            "' a cluster of more than 8 blocks failed"));
+  }
   // A row kernel on a thread-block cluster must be able to run a cluster
   // at all (a GPU partition with too few SMs per GPC could not): else the
   // group runs unfused, saying why, instead of failing every launch. An
