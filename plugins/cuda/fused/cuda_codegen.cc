@@ -344,8 +344,8 @@ class Generator {
   // sm_90's largest cluster. Past 8 (the portable size) a cluster is
   // non-portable: the kernel is opted in when it is loaded, and one whose
   // device cannot schedule it runs unfused (fused_kernels.cc). Only asked
-  // for (SWITCHYARD_CUDA_FUSED_ROWS, a launch configuration); no default
-  // takes it.
+  // for (SWITCHYARD_CUDA_FUSED_ROWS); no default or launch configuration
+  // takes it (Note [Row kernel shapes]).
   static constexpr int kMaxCluster = 16;
 
   struct RowPlan {

@@ -74,6 +74,11 @@
 // (rms_norm f32 at 65536: 2 × 1024 against 4 × 512) or where another
 // GPU's SM count and L2 may tip them. Warp rows, elementwise kernels and
 // shapes pinned by SWITCHYARD_CUDA_FUSED_ROWS have one configuration.
+// Clusters of 16 (sm_90's non-portable size, opted in when the kernel
+// loads) are there to be asked for (cluster=16) and are no configuration:
+// the long rows in shared memory over 16 blocks of 256 or 512 threads,
+// several rows an SM, measured no faster than the defaults on the H200
+// (docs/fusion.md, "Clusters of 16").
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_

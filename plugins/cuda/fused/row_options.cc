@@ -101,10 +101,6 @@ std::vector<LaunchConfig> LaunchConfigs(const sy_fused_kernel_t& kernel,
       {"no cluster", 0, 0, 1, -1},      {"cluster 8", 0, 1024, 8, -1},
       {"block <= 512", 0, 512, 0, -1},  {"block <= 256", 0, 256, 0, -1},
       {"kept 64 B", 64, 0, 0, 0},
-      // Rows no cluster of 8 holds in shared memory at 256 threads a block
-      // (f32 beyond 65536, bf16 beyond 131072): 16 blocks of a quarter of
-      // what 8 × 1024 keep, so that several rows share an SM.
-      {"shared memory, cluster 16", 0, 256, 16, 1},
   };
   std::vector<GeneratedKernel> made = {first};
   for (const Alternative& a : alternatives) {

@@ -18,7 +18,8 @@
 #          kernel cache, the matmul epilogue pattern), the same without
 #          NVRTC (groups run unfused and say why), cuda_codegen_test, the
 #          softmax rows under other shapes (block=256; shared=1: every row
-#          kept in shared memory; block=300: refused), and
+#          kept in shared memory; shared=1,block=256,cluster=16: the long
+#          rows over clusters of 16; block=300: refused), and
 #          compute-sanitizer memcheck on the generated kernels;
 #   bench: bench_fusion's cuda/ rows (fused vs eager, the row-length sweep
 #          with its fraction of copy bandwidth, the block, cold and
@@ -127,6 +128,9 @@ for step in "$@"; do
         > "$OUT/row_shapes.log" 2>&1
       run env SWITCHYARD_CUDA_FUSED_ROWS=shared=1 timeout 100 $BIN/cuda_fusion_test \
         --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
+      run env SWITCHYARD_CUDA_FUSED_ROWS=shared=1,block=256,cluster=16 timeout 100 \
+        $BIN/cuda_fusion_test --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' \
+        >> "$OUT/row_shapes.log" 2>&1
       run env SWITCHYARD_CUDA_FUSED_ROWS=block=300 timeout 100 $BIN/cuda_fusion_test \
         --gtest_filter='CudaFusion.RowShapesFromTheEnvironment' >> "$OUT/row_shapes.log" 2>&1
       # The generated kernels under memcheck: vector and scalar entries,
