@@ -9,7 +9,7 @@
 # where Debian 12 builds 3.11), from the binding's sources the pack
 # carries. Logs go to $OUT (default ./device_out).
 #
-#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab]
+#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab] [verdicts]
 #
 # Needs python3 with numpy, pytest and a CUDA build of torch.
 set -u
@@ -74,6 +74,12 @@ for step in "$@"; do
       timeout 400 python3 "$ROOT/tools/bench/cuda/bench_torch_ab.py" ${AB_ARGS:-} \
         > "$OUT/bench_torch_ab.txt" 2>&1
       echo "bench_torch_ab: exit $?" | tee -a "$OUT/summary.txt" ;;
-    *) echo "unknown step $step (tests, bench, block, torch_ab)" >&2; exit 2 ;;
+    verdicts)
+      # The pattern pass's measured verdicts on the host's cpus (cpu +
+      # onednn plugins; tools/bench/python/pattern_verdicts.py).
+      timeout 300 python3 "$ROOT/tools/bench/python/pattern_verdicts.py" \
+        > "$OUT/pattern_verdicts.txt" 2>&1
+      echo "pattern_verdicts: exit $?" | tee -a "$OUT/summary.txt" ;;
+    *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts)" >&2; exit 2 ;;
   esac
 done

@@ -2,7 +2,10 @@
 (docs/performance.md, the onednn plugin's pattern kernels): linear with a
 bias then gelu, matmul then add then gelu, and matmul then add, captured
 with sy.graph() at a few GEMM sizes (f32, default plugin set), and the
-pass's note for each: the fused op's time against the ops', in µs.
+pass's note for each: the fused op's time against the match as the plan
+runs it (Note [Verdicts against the plan]), in µs. The last graph is a
+transformer MLP's up-projection feeding its down-projection, where a
+matmul_add that left gelu alone would undo the add + gelu fusion.
 
     PYTHONPATH=build/release/python python3 tools/bench/python/pattern_verdicts.py
 """
@@ -29,6 +32,8 @@ def main():
             ("linear+bias->gelu(tanh)", lambda gx: ctx.ops.gelu(ctx.ops.linear(gx, w, b), "tanh")),
             ("matmul->add->gelu", lambda gx: ctx.ops.gelu(ctx.ops.matmul(gx, wt) + b)),
             ("matmul->add", lambda gx: ctx.ops.matmul(gx, wt) + b),
+            ("matmul->add->gelu->matmul",
+             lambda gx: ctx.ops.matmul(ctx.ops.gelu(ctx.ops.matmul(gx, wt) + b), w)),
         )
         for name, body in graphs:
             with sy.graph(ctx) as g:
