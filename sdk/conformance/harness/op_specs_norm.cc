@@ -16,6 +16,7 @@ using specs::Fixed;
 using specs::In;
 
 const Shape kLargeRows = {64, 1601};  // 102,464 elements
+const Shape kVocabRows = {3, 50257};  // 150,771 elements
 
 OpTest SoftmaxTest(const char* name, bool log, sy_dtype_t dtype) {
   return specs::Test("Normalize", name, std::string(DtypeName(dtype)), [=] {
@@ -36,6 +37,9 @@ OpTest SoftmaxTest(const char* name, bool log, sy_dtype_t dtype) {
         {{4, 7}, -1, Domain::kWide, LayoutPlan::kAll},
         {kLargeRows, -1, Domain::kGeneral, LayoutPlan::kDenseStrided},
         {kLargeRows, 0, Domain::kGeneral, LayoutPlan::kDenseStrided},
+        // Rows longer than a GPU block keeps in registers, of a length no
+        // vector width divides (a language model's vocabulary, 50,257).
+        {kVocabRows, -1, Domain::kGeneral, LayoutPlan::kContiguousOnly},
     };
     auto reference = [log](int64_t dim) -> ReferenceFn {
       return [=](const std::vector<RefTensor>& in) {
