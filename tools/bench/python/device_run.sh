@@ -9,7 +9,7 @@
 # where Debian 12 builds 3.11), from the binding's sources the pack
 # carries. Logs go to $OUT (default ./device_out).
 #
-#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab] [verdicts]
+#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab] [verdicts] [vocab]
 #
 # Needs python3 with numpy, pytest and a CUDA build of torch.
 set -u
@@ -80,6 +80,11 @@ for step in "$@"; do
       timeout 300 python3 "$ROOT/tools/bench/python/pattern_verdicts.py" \
         > "$OUT/pattern_verdicts.txt" 2>&1
       echo "pattern_verdicts: exit $?" | tee -a "$OUT/summary.txt" ;;
-    *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts)" >&2; exit 2 ;;
+    vocab)
+      # softmax / log_softmax over vocabulary rows beside PyTorch's.
+      timeout 300 python3 "$ROOT/tools/bench/python/bench_vocab_softmax.py" \
+        > "$OUT/bench_vocab_softmax.txt" 2>&1
+      echo "bench_vocab_softmax: exit $?" | tee -a "$OUT/summary.txt" ;;
+    *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts, vocab)" >&2; exit 2 ;;
   esac
 done
