@@ -82,7 +82,7 @@ for step in "$@"; do
       echo "pattern_verdicts: exit $?" | tee -a "$OUT/summary.txt" ;;
     vocab)
       # softmax / log_softmax over vocabulary rows beside PyTorch's.
-      timeout 300 python3 "$ROOT/tools/bench/python/bench_vocab_softmax.py" \
+      timeout 300 python3 "$ROOT/tools/bench/cuda/bench_vocab_softmax.py" \
         > "$OUT/bench_vocab_softmax.txt" 2>&1
       echo "bench_vocab_softmax: exit $?" | tee -a "$OUT/summary.txt" ;;
     *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts, vocab)" >&2; exit 2 ;;

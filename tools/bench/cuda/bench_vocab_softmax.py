@@ -5,33 +5,24 @@ PyTorch eager on the same tensors, with a copy of the same bytes for the
 fraction of bandwidth and the error of both against float64
 (docs/performance.md, "softmax over a vocabulary").
 
-    PYTHONPATH=build/release/python python3 tools/bench/python/bench_vocab_softmax.py
+    PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_vocab_softmax.py
     # or: tools/bench/python/device_run.sh vocab
 """
 import statistics
-import time
 
 import torch
 
 import switchyard as sy
+# The burst timer of the side-by-side script beside this one.
+from bench_torch_ab import burst_ms
 
 # (rows, vocabulary): LLaMA 2's, GPT-2's padded and unpadded, LLaMA 3's.
 SHAPES = ((2048, 32000), (2048, 32001), (2048, 50176), (2048, 50257), (1024, 128256))
 
 
-def burst_ms(fn, calls=20):
-    """Host time of `calls` calls and a synchronize, per call."""
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) / calls * 1e3
-
-
-def median_ms(fn):
+def median_ms(fn, calls=20):
     burst_ms(fn, 5)  # warm
-    return statistics.median(burst_ms(fn) for _ in range(7))
+    return statistics.median(burst_ms(fn, calls) for _ in range(7))
 
 
 def main():
