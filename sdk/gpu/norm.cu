@@ -199,9 +199,10 @@ __global__ void NormRowsStrided(RowLayout l, const S* __restrict__ x,
 // row twice: first for its max and sum of exponentials together (each
 // thread keeps (m, s) and rescales s when m grows, once per vector:
 // Milakov and Gimelshein's online normalizer; the block combines the
-// pairs), then to write; the second read comes mostly from L2, which holds
-// the rows in flight. Both reads take 16-byte vectors over the row's
-// aligned body and single elements before and after it. The general path
+// pairs; masked (-inf) and NaN entries as in the one-pass kernel), then
+// to write; the second read comes mostly from L2, which holds the rows in
+// flight. Both reads take 16-byte vectors over the row's aligned body and
+// single elements before and after it. The general path
 // (NormRowsStrided) reads such rows three times one element at a time:
 // 0.20 of copy bandwidth at 2048 × 50,176 f32 on the H200, where
 // PyTorch's softmax reads 0.48.
@@ -224,14 +225,17 @@ __global__ void __launch_bounds__(kBlock) SoftmaxRowsLong(RowLayout l, const S* 
   const Vec<S, V>* xv = reinterpret_cast<const Vec<S, V>*>(xr + head);
   Vec<S, V>* ov = reinterpret_cast<Vec<S, V>*>(orow + head);
   A m = -kInf, s = 0;
-  // Folds `count` values whose max is `vm` into (m, s); a part that is all
-  // -inf adds nothing (and makes no exp(-inf - (-inf))).
+  // Folds `count` values whose max is `vm` into (m, s). While the max is
+  // -inf the exponentials are taken against 0, so -inf entries add 0 (no
+  // exp(-inf - (-inf))) and a NaN still makes the sum NaN (math::Max
+  // passes NaN over, so it reaches the sum only through exp), as it does
+  // in the one-pass kernel and in PyTorch: the whole row NaN.
   const auto fold = [&](const A* v, int count, A vm) {
     const A mn = math::Max(m, vm);
-    if (mn == -kInf) return;
+    const A base = mn == -kInf ? A(0) : mn;
     A t = 0;
-    for (int e = 0; e < count; ++e) t += math::Exp(v[e] - mn);
-    s = s * math::Exp(m - mn) + t;
+    for (int e = 0; e < count; ++e) t += math::Exp(v[e] - base);
+    s = s * math::Exp(m - base) + t;
     m = mn;
   };
   for (int64_t i = threadIdx.x; i < head; i += blockDim.x) {
@@ -254,7 +258,8 @@ __global__ void __launch_bounds__(kBlock) SoftmaxRowsLong(RowLayout l, const S* 
     fold(&v, 1, v);
   }
   const A row_max = BlockAllReduce(m, MaxOf{}, -kInf, scratch);
-  const A scaled = m == -kInf ? A(0) : s * math::Exp(m - row_max);
+  // A thread whose max is -inf holds 0 (or NaN, kept: s · 0).
+  const A scaled = m == -kInf ? s * A(0) : s * math::Exp(m - row_max);
   const A sum = BlockAllReduce(scaled, SumOf{}, A(0), scratch);
   const Stats<A> st{row_max, K == Kind::kSoftmax ? A(1) / sum : math::Log(sum)};
   for (int64_t i = threadIdx.x; i < head; i += blockDim.x) {
