@@ -124,8 +124,9 @@ sy_error_t* Load(Compiled& c) {
     if (c.library != nullptr) cudaLibraryUnload(c.library);
     c.library = nullptr;
     return CudaError(e, "cuda plugin: fused kernel",
-                     StrCat("allowing the compiled kernel '", c.name,
-                            "' a cluster of more than 8 blocks failed"));
+                     StrCat("allowing the compiled kernel '", c.name, "' on device ", c.device,
+                            " a cluster of more than 8 blocks failed; ask for at most "
+                            "SWITCHYARD_CUDA_FUSED_ROWS=cluster=8"));
   }
   // A row kernel on a thread-block cluster must be able to run a cluster
   // at all (a GPU partition with too few SMs per GPC could not): else the
