@@ -136,7 +136,7 @@ absl::Status Tuner::FoldVerdicts() {
     };
     std::map<std::pair<std::string, std::string>, std::optional<SlotKey>> slots;
     for (const Verdict& v : *rows) {
-      if (v.key.op == kFusedLaunchOp) continue;  // the fusion compiler's own
+      if (IsFusionCompilerVerdict(v.key)) continue;  // the fusion compiler's own
       auto [it, fresh] = slots.try_emplace({v.key.op, v.key.dtypes});
       if (fresh) {
         core::OpDef* op = state.ops.Find(v.key.op);
@@ -436,10 +436,10 @@ absl::StatusOr<size_t> Tuner::Export(const std::string& path, bool all_devices) 
       verdicts.insert(verdicts.end(), rows->begin(), rows->end());
     }
   }
-  // Fused kernels' launch verdicts stay where they were measured: their
+  // The fusion compiler's verdicts stay where they were measured: their
   // key is a kernel's IR, which an importing process cannot check against
   // its plugins (docs/autotune.md, "Fused kernels").
-  std::erase_if(verdicts, [](const Verdict& v) { return v.key.op == kFusedLaunchOp; });
+  std::erase_if(verdicts, [](const Verdict& v) { return IsFusionCompilerVerdict(v.key); });
   const std::string temporary = absl::StrCat(path, ".tmp-", ::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);

@@ -148,4 +148,16 @@ TuningKey FusedLaunchKey(const core::Device& device, absl::string_view ir_hash,
   return key;
 }
 
+bool IsFusionCompilerVerdict(const TuningKey& key) {
+  return key.op == kFusedLaunchOp || key.op == kOwnOrFusedOp;
+}
+
+TuningKey OwnOrFusedKey(const core::Device& device, absl::string_view ir_hash,
+                        absl::string_view plugins,
+                        const std::vector<std::string>& candidates) {
+  TuningKey key = FusedLaunchKey(device, ir_hash, plugins, candidates);
+  key.op = kOwnOrFusedOp;
+  return key;
+}
+
 }  // namespace sy::autotune

@@ -77,6 +77,29 @@ TuningKey FusedLaunchKey(const core::Device& device, absl::string_view ir_hash,
                          absl::string_view plugin,
                          const std::vector<std::string>& config_names);
 
+// ---- A lone composite: its own kernel or the fused kernel of its parts --
+// The fusion compiler's other choice (Note [Own kernel or fused, measured]
+// in fusion/compile/own_or_fused.h): whether a composite op whose parts
+// fuse with nothing runs its plugin's kernel (variant 0) or the fused
+// kernel of its decomposition (variant 1). Keyed like a launch
+// configuration, under kOwnOrFusedOp: the bucket is the fused kernel's IR
+// hash, the plugins field names the own kernel with its plugin's version
+// and the fusion plugin with its version and code generator.
+inline constexpr char kOwnOrFusedOp[] = "<own or fused>";
+
+// Whether a verdict is the fusion compiler's (kFusedLaunchOp,
+// kOwnOrFusedOp), not an op's: the dispatch tables never take these, and
+// export leaves them out.
+bool IsFusionCompilerVerdict(const TuningKey& key);
+
+// The key of the choice for a composite whose fused kernel's IR hashes to
+// `ir_hash` on `device`; `plugins` as above ("kernel cuda::softmax of cuda
+// 0.4.0; fused by cuda 0.4.0 (nvrtc 13.0 codegen 12)"); `candidates` the
+// two choices' names, in order.
+TuningKey OwnOrFusedKey(const core::Device& device, absl::string_view ir_hash,
+                        absl::string_view plugins,
+                        const std::vector<std::string>& candidates);
+
 }  // namespace sy::autotune
 
 #endif  // SWITCHYARD_AUTOTUNE_TUNING_KEY_H_

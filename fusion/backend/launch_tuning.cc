@@ -49,13 +49,6 @@ int64_t Extent(const FusedKernel& ir, const sy_fused_operand_t& operand) {
   return extent;
 }
 
-// Buffers for one kernel's operands on the device, and views of them laid
-// over the domain as launch_fused takes them.
-struct Operands {
-  std::vector<core::Tensor> inputs, outputs;
-  std::vector<sy_tensor_view_t> input_views, output_views;
-};
-
 absl::StatusOr<core::Tensor> Buffer(core::Dispatcher& dispatcher, core::Device& device,
                                     sy_dtype_t dtype, int64_t extent,
                                     const std::vector<unsigned char>& bytes) {
@@ -74,7 +67,7 @@ sy_tensor_view_t ViewOver(const FusedKernel& ir, const sy_fused_operand_t& opera
 // configuration that leaves an element unwritten cannot pass on the
 // values another left there.
 absl::Status FreshOutputs(core::Dispatcher& dispatcher, core::Device& device,
-                          const FusedKernel& ir, Operands& ops) {
+                          const FusedKernel& ir, KernelOperands& ops) {
   ops.outputs.clear();
   ops.output_views.clear();
   for (const sy_fused_operand_t& o : ir.outputs) {
@@ -90,9 +83,11 @@ absl::Status FreshOutputs(core::Dispatcher& dispatcher, core::Device& device,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Operands> MakeOperands(core::Dispatcher& dispatcher, core::Device& device,
-                                      const FusedKernel& ir) {
-  Operands ops;
+}  // namespace
+
+absl::StatusOr<KernelOperands> MakeKernelOperands(core::Dispatcher& dispatcher,
+                                                  core::Device& device, const FusedKernel& ir) {
+  KernelOperands ops;
   autotune::SplitMix64 rng(0x5eed);
   for (const sy_fused_operand_t& in : ir.inputs) {
     const int64_t extent = std::max<int64_t>(Extent(ir, in), 1);
@@ -109,8 +104,6 @@ absl::StatusOr<Operands> MakeOperands(core::Dispatcher& dispatcher, core::Device
   if (!status.ok()) return status;
   return ops;
 }
-
-}  // namespace
 
 autotune::MeasureOptions LaunchTuning::DefaultMeasure() {
   autotune::MeasureOptions options;
@@ -274,7 +267,7 @@ absl::StatusOr<LaunchChoice> CompileTuned(KernelCache& cache, const LaunchTuning
     choice.source = LaunchSource::kDefault;
     return std::move(choice);
   };
-  absl::StatusOr<Operands> ops = MakeOperands(dispatcher, device, ir);
+  absl::StatusOr<KernelOperands> ops = MakeKernelOperands(dispatcher, device, ir);
   if (!ops.ok()) return untuned(ops.status());
   std::optional<autotune::HostValues> reference;
   for (int32_t i = 0; i < count; ++i) {

@@ -89,6 +89,17 @@ absl::StatusOr<std::vector<std::string>> ListLaunchConfigs(const FusionBackend& 
                                                            core::Device& device,
                                                            const FusedKernel& ir);
 
+// Buffers for a kernel's operands on `device` (inputs random and positive,
+// outputs zeroed), and views of them laid over the kernel's domain as
+// launch_fused takes them: what a fused kernel is checked and timed on
+// outside a replay.
+struct KernelOperands {
+  std::vector<core::Tensor> inputs, outputs;
+  std::vector<sy_tensor_view_t> input_views, output_views;
+};
+absl::StatusOr<KernelOperands> MakeKernelOperands(core::Dispatcher& dispatcher,
+                                                  core::Device& device, const FusedKernel& ir);
+
 // The kernel for `ir` on `device` in the configuration the mode picks (see
 // above). Errors: configuration 0 does not compile (as KernelCache::Get
 // says), or ListLaunchConfigs's. A configuration other than 0 that fails

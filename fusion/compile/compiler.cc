@@ -13,6 +13,7 @@
 #include "fusion/backend/backends.h"
 #include "fusion/backend/kernel_cache.h"
 #include "fusion/compile/lower.h"
+#include "fusion/compile/own_or_fused.h"
 #include "fusion/compile/partition.h"
 #include "fusion/compile/patterns.h"
 #include "fusion/compile/plan.h"
@@ -221,11 +222,39 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
     return node.op->decomposition_applies(metas);
   };
   // Decompose, clean up, substitute patterns and partition; a second time
-  // without the decompositions that fused with nothing.
+  // without the decompositions that fused with nothing and run their own
+  // kernel.
   OpGraph g;
   Partition part;
   std::vector<int> origin;
-  std::vector<std::string> pattern_notes;
+  std::vector<std::string> pattern_notes, lone_notes;
+  std::vector<std::string> own_why(captured.nodes.size());  // a verdict's reason
+  // Note [Own kernel or fused, measured]: the lone composite `n`'s group in
+  // this round's partition, lowered, against its own kernel.
+  auto own_or_fused = [&](int n) -> OwnOrFused {
+    for (size_t gi = 0; gi < part.groups.size(); ++gi) {
+      const Group& group = part.groups[gi];
+      if (origin[group.nodes.front()] != n) continue;
+      const std::vector<int> stored =
+          StoredBuffers(g, group, part.group_of, static_cast<int>(gi));
+      absl::StatusOr<LoweredGroup> lowered =
+          Lower(g, group, stored, GroupName(static_cast<int>(gi), g, group));
+      if (!lowered.ok()) break;
+      return ChooseOwnOrFused(
+          d, launch_, captured, captured.nodes[n], *group.backend, lowered->kernel,
+          [&]() -> absl::StatusOr<std::shared_ptr<CompiledKernel>> {
+            absl::StatusOr<LaunchChoice> got = CompileTuned(
+                *cache_, launch_, d, *group.backend, *group.device, lowered->kernel);
+            if (!got.ok()) return got.status();
+            stats.codegen_ms += got->codegen_ms;
+            stats.kernels_compiled += got->compiled;
+            stats.kernels_from_disk += got->from_disk;
+            stats.kernels_from_memory += got->from_memory;
+            return got->kernel;
+          });
+    }
+    return OwnOrFused();
+  };
   for (int round = 0; round < 2; ++round) {
     absl::StatusOr<OpGraph> rebuilt = Rebuild(d, captured, decompose, &origin);
     if (!rebuilt.ok()) return rebuilt.status();
@@ -255,14 +284,28 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
       part.why_not.assign(g.nodes.size(), "");
     }
     if (round > 0 || !options.fuse || !options.native_single_ops) break;
-    const std::vector<int> lone = LoneDecompositions(captured, g, part, origin, decompose);
-    if (lone.empty()) break;
-    for (int n : lone) native[n] = true;
+    bool own_kernels = false;
+    for (int n : LoneDecompositions(captured, g, part, origin, decompose)) {
+      const OwnOrFused choice = own_or_fused(n);
+      if (choice.fused) {
+        lone_notes.push_back(absl::StrCat(
+            captured.nodes[n].name(), " %", n, " runs as the fused kernel of its parts, "
+            "faster than its own kernel (", choice.Describe(), ")"));
+        continue;
+      }
+      native[n] = own_kernels = true;
+      own_why[n] = choice.Describe();
+    }
+    if (!own_kernels) break;
   }
   for (std::string& note : pattern_notes) notes.push_back(std::move(note));
+  for (std::string& note : lone_notes) notes.push_back(std::move(note));
   for (size_t m = 0; m < g.nodes.size(); ++m) {
     if (!g.nodes[m].dead && origin[m] >= 0 && native[origin[m]]) {
-      part.why_not[m] = kNativeWhy;
+      const std::string& why = own_why[origin[m]];
+      part.why_not[m] = why.empty() ? std::string(kNativeWhy)
+                                    : absl::StrCat(kNativeWhy, "; not slower than the fused "
+                                                   "kernel of its parts (", why, ")");
     }
   }
   std::vector<int> step_of_node(g.nodes.size(), -1);

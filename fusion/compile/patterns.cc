@@ -13,6 +13,7 @@
 #include "dispatcher/ops/dtype.h"
 #include "dispatcher/ops/schema.h"
 #include "dispatcher/registry/op_registry.h"
+#include "fusion/compile/node_calls.h"
 #include "fusion/compile/verdicts.h"
 
 namespace sy::fusion {
@@ -120,34 +121,6 @@ std::string WhyNotSelfContained(const OpGraph& g, const Match& m,
     }
   }
   return "";
-}
-
-// Real tensors with the layouts of the match's inputs, filled with 0.5:
-// what the replacement is bound, resolved and (under kMeasured) timed on.
-// (Symbolic tensors cannot be bound outside a capture.) Freed after the
-// pass, back into the device's caching allocator.
-absl::StatusOr<std::vector<core::Tensor>> ScratchInputs(core::Dispatcher& d, const OpGraph& g,
-                                                        const Match& m) {
-  core::Device& device = *g.nodes[m.nodes.back()].device;
-  absl::StatusOr<core::OpHandle> fill = d.FindOp("fill.Scalar");
-  if (!fill.ok()) return fill.status();
-  std::vector<core::Tensor> inputs;
-  for (int v : m.inputs) {
-    const Value& value = g.values[v];
-    const int64_t size = static_cast<int64_t>(core::DTypeSize(value.meta.dtype));
-    int64_t elements = static_cast<int64_t>(value.byte_offset) / size + 1;
-    for (int k = 0; k < value.meta.ndim; ++k) {
-      if (value.meta.shape[k] == 0) elements = 0;
-      if (elements > 0) elements += (value.meta.shape[k] - 1) * value.strides[k];
-    }
-    absl::StatusOr<core::Tensor> base = d.Empty(device, value.meta.dtype, {elements});
-    if (!base.ok()) return base.status();
-    absl::StatusOr<std::vector<core::Tensor>> filled = d.Call(*fill, {*base}, {core::Attr(0.5)});
-    if (!filled.ok()) return filled.status();
-    inputs.push_back(core::Tensor::View((*filled)[0], value.shape(), value.stride_span(),
-                                        value.byte_offset));
-  }
-  return inputs;
 }
 
 // The replacement call for a match: its op's inputs (one per pattern input,
@@ -323,7 +296,9 @@ PatternOutcome ApplyPatterns(core::Dispatcher& dispatcher, OpGraph& graph,
         outcome.notes.push_back(absl::StrCat(head, "not replaced: ", why));
         continue;
       }
-      absl::StatusOr<std::vector<core::Tensor>> scratch = ScratchInputs(dispatcher, graph, m);
+      // What the replacement is bound, resolved and (kMeasured) timed on.
+      absl::StatusOr<std::vector<core::Tensor>> scratch =
+          ScratchTensors(dispatcher, *graph.nodes[m.nodes.back()].device, graph, m.inputs);
       if (!scratch.ok()) {
         outcome.notes.push_back(absl::StrCat(head, "not replaced: ", scratch.status().message()));
         continue;

@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "fusion/compile/node_calls.h"
 #include "fusion/compile/op_table.h"
-#include "fusion/compile/rebuild.h"
 
 namespace sy::fusion {
 namespace {
@@ -44,19 +44,6 @@ absl::StatusOr<double> TimePerRun(core::Dispatcher& d, core::Device& device,
   }
   std::nth_element(times.begin(), times.begin() + kBatches / 2, times.end());
   return times[kBatches / 2];
-}
-
-// A node's call over `tensors` (its flattened inputs), into `produced`.
-absl::Status RunNode(core::Dispatcher& d, const Node& node,
-                     const std::vector<core::Tensor>& tensors, core::TensorList& produced) {
-  const std::vector<const core::Tensor*> inputs = CallInputs(node, tensors);
-  core::CallArgs args;
-  args.inputs = inputs;
-  args.attrs = node.attrs.span();
-  args.list_sizes = node.list_sizes;
-  args.produced = &produced;
-  produced.clear();
-  return d.Execute(core::OpHandle(const_cast<core::OpDef*>(node.op)), args);
 }
 
 struct VerdictCache {

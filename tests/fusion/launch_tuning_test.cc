@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "../temp_dir.h"
 #include "fusion_test_util.h"
+#include "tuned_runtime.h"
 
 namespace sy::fusion::testing {
 namespace {
@@ -109,32 +110,6 @@ FusedKernel NegKernel(int64_t n) {
   k.Add({SY_FUSED_NEG, SY_DTYPE_F32, 0, -1, -1, 0, 0, 0, 0});
   k.Add({SY_FUSED_STORE, SY_DTYPE_F32, 1, -1, -1, 0, 0, 0, 0});
   return k;
-}
-
-// A runtime with the cpu plugin and a tuner whose cache is in `dir`.
-std::unique_ptr<Runtime> TunedRuntime(const std::string& dir, core::AutotuneMode mode) {
-  core::RuntimeOptions options;
-  options.loader.use_environment = false;
-  options.loader.use_default_path = false;
-  options.loader.search_paths.push_back(CpuManifest());
-  options.cpu_fallback = false;
-  autotune::TunerOptions tuner;
-  tuner.cache_dir = dir;
-  options.tuner_factory = autotune::MakeTunerFactory(tuner);
-  options.autotune = mode;
-  absl::StatusOr<std::unique_ptr<Runtime>> runtime = Runtime::Create(options);
-  EXPECT_TRUE(runtime.ok()) << runtime.status();
-  return runtime.ok() ? *std::move(runtime) : nullptr;
-}
-
-LaunchTuning QuickTuning(Runtime& rt) {
-  LaunchTuning tuning;
-  tuning.tuner = static_cast<autotune::Tuner*>(rt.tuner());
-  tuning.measure.budget_ms = 20;
-  tuning.measure.min_rounds = 3;
-  tuning.measure.warmup_ms = 0.5;
-  tuning.measure.sample_target_us = 200;
-  return tuning;
 }
 
 class FakeLaunchTuning : public ::testing::Test {

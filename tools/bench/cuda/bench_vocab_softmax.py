@@ -5,10 +5,17 @@ PyTorch eager on the same tensors, with a copy of the same bytes for the
 fraction of bandwidth and the error of both against float64
 (docs/performance.md, "softmax over a vocabulary").
 
-    PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_vocab_softmax.py
+With --captured, the same op alone in a captured graph (sy.graph) under
+the autotuner's mode on: the compiler measures the op's own kernel
+against the fused kernel of its parts and runs the faster one
+(fusion/compile/own_or_fused.h); the table says which it ran, beside the
+graph compiled with the mode off (the rule: its own kernel).
+
+    PYTHONPATH=build/release/python python3 tools/bench/cuda/bench_vocab_softmax.py [--captured]
     # or: tools/bench/python/device_run.sh vocab
 """
 import statistics
+import sys
 
 import torch
 
@@ -49,5 +56,43 @@ def main():
                 del x, sx, want, ours
 
 
+def captured(ctx, opname, sx, mode):
+    """The op alone in a graph compiled under autotune `mode`: (graph, which
+    kernel it runs: "own" or "fused")."""
+    ctx.autotune = mode
+    with sy.graph(ctx) as g:
+        g.output(getattr(ctx.ops, opname)(g.input(sx), -1))
+    ctx.autotune = "cached"
+    return g, ("fused" if g.info()["fused_groups"] == 1 else "own")
+
+
+def main_captured():
+    ctx = sy.Context()
+    print("| op | dtype | rows × cols | own kernel ms (of copy) | autotune on: ms (of copy), runs "
+          "| PyTorch ms (of copy) | max err vs f64 (on) |")
+    print("|---|---|---|---:|---:|---:|---|")
+    for opname, torch_op in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+        for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+            for rows, cols in SHAPES:
+                x = (torch.randn(rows, cols, device="cuda") * 4).to(dtype)
+                sx = sy.from_dlpack(x, context=ctx)
+                want = torch_op(x.double(), -1)
+                scale = want.abs().max().item()
+                g_off, _ = captured(ctx, opname, sx, "off")
+                g_on, runs = captured(ctx, opname, sx, "on")
+                ours = torch.from_dlpack(g_on(sx))
+                err = (ours.double() - want).abs().max().item() / scale
+                off = median_ms(lambda: g_off(sx))
+                on = median_ms(lambda: g_on(sx))
+                t = median_ms(lambda: torch_op(x, -1))
+                c = median_ms(x.clone)
+                print(f"| {opname} | {name} | {rows} × {cols} | {off:.3f} ({c / off:.2f}) "
+                      f"| {on:.3f} ({c / on:.2f}), {runs} | {t:.3f} ({c / t:.2f}) | {err:.1e} |")
+                for line in g_on.explain().splitlines():
+                    if "measured" in line:
+                        print(f"<!-- {line.strip()} -->")
+                del x, sx, want, ours, g_on, g_off
+
+
 if __name__ == "__main__":
-    main()
+    main_captured() if "--captured" in sys.argv[1:] else main()

@@ -9,7 +9,7 @@
 # where Debian 12 builds 3.11), from the binding's sources the pack
 # carries. Logs go to $OUT (default ./device_out).
 #
-#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab] [verdicts] [vocab]
+#   BUILT_AT=/work/wt/python tools/bench/python/device_run.sh [tests] [bench] [block] [torch_ab] [verdicts] [vocab] [vocab_captured]
 #
 # Needs python3 with numpy, pytest and a CUDA build of torch.
 set -u
@@ -85,6 +85,11 @@ for step in "$@"; do
       timeout 300 python3 "$ROOT/tools/bench/cuda/bench_vocab_softmax.py" \
         > "$OUT/bench_vocab_softmax.txt" 2>&1
       echo "bench_vocab_softmax: exit $?" | tee -a "$OUT/summary.txt" ;;
-    *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts, vocab)" >&2; exit 2 ;;
+    vocab_captured)
+      # The same ops alone in a captured graph: own kernel or fused, measured.
+      timeout 400 python3 "$ROOT/tools/bench/cuda/bench_vocab_softmax.py" --captured \
+        > "$OUT/bench_vocab_captured.txt" 2>&1
+      echo "bench_vocab_softmax --captured: exit $?" | tee -a "$OUT/summary.txt" ;;
+    *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts, vocab, vocab_captured)" >&2; exit 2 ;;
   esac
 done
