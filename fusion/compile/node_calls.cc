@@ -7,9 +7,10 @@ namespace sy::fusion {
 
 absl::StatusOr<std::vector<core::Tensor>> ScratchTensors(core::Dispatcher& d,
                                                          core::Device& device, const OpGraph& g,
-                                                         const std::vector<int>& values) {
-  absl::StatusOr<core::OpHandle> fill = d.FindOp("fill.Scalar");
-  if (!fill.ok()) return fill.status();
+                                                         const std::vector<int>& values,
+                                                         bool fill) {
+  absl::StatusOr<core::OpHandle> fill_op = d.FindOp("fill.Scalar");
+  if (!fill_op.ok()) return fill_op.status();
   std::vector<core::Tensor> tensors;
   for (int v : values) {
     const Value& value = g.values[v];
@@ -21,10 +22,14 @@ absl::StatusOr<std::vector<core::Tensor>> ScratchTensors(core::Dispatcher& d,
     }
     absl::StatusOr<core::Tensor> base = d.Empty(device, value.meta.dtype, {elements});
     if (!base.ok()) return base.status();
-    absl::StatusOr<std::vector<core::Tensor>> filled = d.Call(*fill, {*base}, {core::Attr(0.5)});
-    if (!filled.ok()) return filled.status();
-    tensors.push_back(core::Tensor::View((*filled)[0], value.shape(), value.stride_span(),
-                                         value.byte_offset));
+    if (fill) {
+      absl::StatusOr<std::vector<core::Tensor>> filled =
+          d.Call(*fill_op, {*base}, {core::Attr(0.5)});
+      if (!filled.ok()) return filled.status();
+      base = (*filled)[0];
+    }
+    tensors.push_back(
+        core::Tensor::View(*base, value.shape(), value.stride_span(), value.byte_offset));
   }
   return tensors;
 }

@@ -17,12 +17,14 @@
 namespace sy::fusion {
 
 // Real tensors with the layouts (shape, strides, offset) of the graph
-// values `values` of `g`, on `device`, filled with 0.5. (Symbolic tensors
-// cannot be bound outside a capture.) They go back to the device's caching
-// allocator when dropped.
+// values `values` of `g`, on `device`, filled with 0.5 — or left unwritten
+// without `fill`, for a call that is only bound and resolved. (Symbolic
+// tensors cannot be bound outside a capture.) They go back to the device's
+// caching allocator when dropped.
 absl::StatusOr<std::vector<core::Tensor>> ScratchTensors(core::Dispatcher& d,
                                                          core::Device& device, const OpGraph& g,
-                                                         const std::vector<int>& values);
+                                                         const std::vector<int>& values,
+                                                         bool fill = true);
 
 // `node`'s call over `tensors` (one per node input, flattened), its
 // outputs into `produced` (cleared first).

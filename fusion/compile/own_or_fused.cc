@@ -81,8 +81,9 @@ OwnOrFused ChooseOwnOrFused(
     return rule;
   };
 
+  // Unwritten inputs: resolving the own kernel reads only their layouts.
   absl::StatusOr<std::vector<core::Tensor>> inputs =
-      ScratchTensors(d, device, captured, node.inputs);
+      ScratchTensors(d, device, captured, node.inputs, /*fill=*/false);
   if (!inputs.ok()) return keep_rule("cannot make scratch inputs", inputs.status());
   absl::StatusOr<std::pair<std::string, std::string>> own = OwnKernel(d, node, *inputs);
   if (!own.ok()) return keep_rule("cannot resolve its own kernel", own.status());
@@ -107,6 +108,8 @@ OwnOrFused ChooseOwnOrFused(
   if (mode != core::AutotuneMode::kOn) return rule;
 
   const Clock::time_point start = Clock::now();
+  inputs = ScratchTensors(d, device, captured, node.inputs);  // now with values
+  if (!inputs.ok()) return keep_rule("cannot make scratch inputs", inputs.status());
   absl::StatusOr<std::shared_ptr<CompiledKernel>> kernel = compile();
   if (!kernel.ok()) return keep_rule("the fused kernel of its parts does not compile",
                                      kernel.status());

@@ -313,11 +313,8 @@ TEST(CpuLaunchTuning, TunedGraphsPickATileKeepItAndComputeTheSame) {
         });
     EXPECT_TRUE(graph.ok()) << graph.status();
     if (!graph.ok()) return r;
-    CompilerOptions options;
-    options.disk_cache = false;
-    options.launch = QuickTuning(*rt);
-    Compiler compiler(*rt, options);
-    absl::StatusOr<CompiledGraph> compiled = compiler.Compile(*graph);
+    std::unique_ptr<Compiler> compiler = QuickTunedCompiler(*rt);
+    absl::StatusOr<CompiledGraph> compiled = compiler->Compile(*graph);
     EXPECT_TRUE(compiled.ok()) << compiled.status();
     if (!compiled.ok()) return r;
     absl::StatusOr<std::vector<Tensor>> out = compiled->Launch(inputs);

@@ -60,11 +60,8 @@ Compiled CompileSoftmax(const std::string& dir, core::AutotuneMode mode) {
   });
   EXPECT_TRUE(graph.ok()) << graph.status();
   if (!graph.ok()) return c;
-  CompilerOptions options;
-  options.disk_cache = false;
-  options.launch = QuickTuning(*rt);
-  Compiler compiler(*rt, options);
-  absl::StatusOr<CompiledGraph> compiled = compiler.Compile(*graph);
+  std::unique_ptr<Compiler> compiler = QuickTunedCompiler(*rt);
+  absl::StatusOr<CompiledGraph> compiled = compiler->Compile(*graph);
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (!compiled.ok()) return c;
   c.description = compiled->Describe();

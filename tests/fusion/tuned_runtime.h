@@ -41,6 +41,14 @@ inline LaunchTuning QuickTuning(Runtime& rt) {
   return tuning;
 }
 
+// A compiler of graphs on `rt` with QuickTuning and no disk cache.
+inline std::unique_ptr<Compiler> QuickTunedCompiler(Runtime& rt) {
+  CompilerOptions options;
+  options.disk_cache = false;
+  options.launch = QuickTuning(rt);
+  return std::make_unique<Compiler>(rt, options);
+}
+
 }  // namespace sy::fusion::testing
 
 #endif  // SWITCHYARD_TESTS_FUSION_TUNED_RUNTIME_H_

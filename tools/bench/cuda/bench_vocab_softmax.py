@@ -32,28 +32,33 @@ def median_ms(fn, calls=20):
     return statistics.median(burst_ms(fn, calls) for _ in range(7))
 
 
+def cases(ctx):
+    """Each (op name, torch op, dtype name, rows, cols, x, its switchyard
+    tensor, float64 reference, reference scale), in the tables' order."""
+    for opname, torch_op in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+        for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+            for rows, cols in SHAPES:
+                x = (torch.randn(rows, cols, device="cuda") * 4).to(dtype)
+                want = torch_op(x.double(), -1)
+                yield (opname, torch_op, name, rows, cols, x, sy.from_dlpack(x, context=ctx),
+                       want, want.abs().max().item())
+
+
 def main():
     ctx = sy.Context()
     print("| op | dtype | rows × cols | ours ms (of copy) | PyTorch ms (of copy) "
           "| PyTorch / ours | max err vs f64 (ours, torch) |")
     print("|---|---|---|---:|---:|---:|---|")
-    for opname, torch_op in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+    for opname, torch_op, name, rows, cols, x, sx, want, scale in cases(ctx):
         op = getattr(ctx.ops, opname)
-        for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
-            for rows, cols in SHAPES:
-                x = (torch.randn(rows, cols, device="cuda") * 4).to(dtype)
-                sx = sy.from_dlpack(x, context=ctx)
-                want = torch_op(x.double(), -1)
-                scale = want.abs().max().item()
-                ours = torch.from_dlpack(op(sx, -1))
-                err_ours = (ours.double() - want).abs().max().item() / scale
-                err_torch = (torch_op(x, -1).double() - want).abs().max().item() / scale
-                o = median_ms(lambda: op(sx, -1))
-                t = median_ms(lambda: torch_op(x, -1))
-                c = median_ms(x.clone)
-                print(f"| {opname} | {name} | {rows} × {cols} | {o:.3f} ({c / o:.2f}) "
-                      f"| {t:.3f} ({c / t:.2f}) | {t / o:.2f} | {err_ours:.1e}, {err_torch:.1e} |")
-                del x, sx, want, ours
+        ours = torch.from_dlpack(op(sx, -1))
+        err_ours = (ours.double() - want).abs().max().item() / scale
+        err_torch = (torch_op(x, -1).double() - want).abs().max().item() / scale
+        o = median_ms(lambda: op(sx, -1))
+        t = median_ms(lambda: torch_op(x, -1))
+        c = median_ms(x.clone)
+        print(f"| {opname} | {name} | {rows} × {cols} | {o:.3f} ({c / o:.2f}) "
+              f"| {t:.3f} ({c / t:.2f}) | {t / o:.2f} | {err_ours:.1e}, {err_torch:.1e} |")
 
 
 def captured(ctx, opname, sx, mode):
@@ -71,27 +76,19 @@ def main_captured():
     print("| op | dtype | rows × cols | own kernel ms (of copy) | autotune on: ms (of copy), runs "
           "| PyTorch ms (of copy) | max err vs f64 (on) |")
     print("|---|---|---|---:|---:|---:|---|")
-    for opname, torch_op in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
-        for dtype, name in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
-            for rows, cols in SHAPES:
-                x = (torch.randn(rows, cols, device="cuda") * 4).to(dtype)
-                sx = sy.from_dlpack(x, context=ctx)
-                want = torch_op(x.double(), -1)
-                scale = want.abs().max().item()
-                g_off, _ = captured(ctx, opname, sx, "off")
-                g_on, runs = captured(ctx, opname, sx, "on")
-                ours = torch.from_dlpack(g_on(sx))
-                err = (ours.double() - want).abs().max().item() / scale
-                off = median_ms(lambda: g_off(sx))
-                on = median_ms(lambda: g_on(sx))
-                t = median_ms(lambda: torch_op(x, -1))
-                c = median_ms(x.clone)
-                print(f"| {opname} | {name} | {rows} × {cols} | {off:.3f} ({c / off:.2f}) "
-                      f"| {on:.3f} ({c / on:.2f}), {runs} | {t:.3f} ({c / t:.2f}) | {err:.1e} |")
-                for line in g_on.explain().splitlines():
-                    if "measured" in line:
-                        print(f"<!-- {line.strip()} -->")
-                del x, sx, want, ours, g_on, g_off
+    for opname, torch_op, name, rows, cols, x, sx, want, scale in cases(ctx):
+        g_off, _ = captured(ctx, opname, sx, "off")
+        g_on, runs = captured(ctx, opname, sx, "on")
+        err = (torch.from_dlpack(g_on(sx)).double() - want).abs().max().item() / scale
+        off = median_ms(lambda: g_off(sx))
+        on = median_ms(lambda: g_on(sx))
+        t = median_ms(lambda: torch_op(x, -1))
+        c = median_ms(x.clone)
+        print(f"| {opname} | {name} | {rows} × {cols} | {off:.3f} ({c / off:.2f}) "
+              f"| {on:.3f} ({c / on:.2f}), {runs} | {t:.3f} ({c / t:.2f}) | {err:.1e} |")
+        for line in g_on.explain().splitlines():
+            if "measured" in line:
+                print(f"<!-- {line.strip()} -->")
 
 
 if __name__ == "__main__":
