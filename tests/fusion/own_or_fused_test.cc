@@ -4,6 +4,8 @@
 // from the cache, a damaged verdict ignored, and the values of every
 // choice against float64.
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,18 @@ TEST(OwnOrFused, OnMeasuresOnceStoresTheVerdictAndCachedTakesIt) {
                                           ", faster than its own kernel (measured: its own "
                                           "kernel cpu::softmax."));
     EXPECT_THAT(on.description, Not(HasSubstr(kOwn)));
+  }
+  // Export leaves it out (its key is a kernel's IR: docs/autotune.md).
+  {
+    std::unique_ptr<Runtime> rt = TunedRuntime(dir.path(), core::AutotuneMode::kCached);
+    ASSERT_NE(rt, nullptr);
+    const std::string path = dir.path() + "/export.json";
+    absl::StatusOr<size_t> exported =
+        static_cast<autotune::Tuner*>(rt->tuner())->Export(path, /*all_devices=*/true);
+    ASSERT_TRUE(exported.ok()) << exported.status();
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_THAT(text, Not(HasSubstr(autotune::kOwnOrFusedOp)));
   }
   // The second compile takes the stored verdict, measures nothing and
   // stores nothing new.
