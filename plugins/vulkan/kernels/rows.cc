@@ -41,6 +41,25 @@ sy_error_t* BuildRows(std::string_view op, int ndim, const int64_t* shape,
   return nullptr;
 }
 
+namespace {
+
+// Note [Dense rows] (shaders/rows.glsl): one inner dim of unit stride for
+// x, the output and each operand present, x and the output at row_size
+// between rows, weight and bias the same for every row.
+bool DenseRows(const RowLayout& l, const RowPush& push) {
+  if (l.inner_ndim != 1 || l.outer_ndim > 1) return false;
+  for (int k = 0; k < 4; ++k) {
+    const bool present = k < 2 || push.in[k - 1] != 0;
+    if (!present) continue;
+    if (l.inner_stride[k][0] != 1) return false;
+    const uint32_t between = k < 2 ? l.row_size : 0;
+    if (l.outer_ndim == 1 && l.outer_stride[k][0] != between) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 sy_error_t* RunRows(Stream& stream, std::string_view op,
                     std::string_view shader_name,
                     std::span<const uint32_t> spec, RowPush push,
@@ -55,6 +74,10 @@ sy_error_t* RunRows(Stream& stream, std::string_view op,
   uint32_t gx = 0, gy = 0;
   if (!Groups(ctx, layout.rows, &gx, &gy)) {
     return OpError(op, "too many rows for one dispatch; split the tensor");
+  }
+  if (DenseRows(layout, push)) {
+    push.dense_rows = layout.rows;
+    push.dense_size = layout.row_size;
   }
   auto lock = stream.Lock();
   push.layout = stream.UploadParams(&layout, sizeof layout, &why);

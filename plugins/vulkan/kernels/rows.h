@@ -29,15 +29,18 @@ struct RowLayout {
 };
 static_assert(sizeof(RowLayout) == 336);
 
-// Mirrors the push constants of rows.glsl.
+// Mirrors the push constants of rows.glsl. dense_rows and dense_size are
+// RunRows's (Note [Dense rows] in shaders/rows.glsl).
 struct RowPush {
   uint64_t out = 0;
   uint64_t in[3] = {};
   uint64_t layout = 0;
   float eps = 0;
+  uint32_t dense_rows = 0;
+  uint32_t dense_size = 0;
   uint32_t pad = 0;
 };
-static_assert(sizeof(RowPush) == 48);
+static_assert(sizeof(RowPush) == 56);
 
 // Splits x's dims (`shape`, rank `ndim`) into outer and inner (`inner[d]`),
 // dropping size-1 dims. strides[k] has ndim entries, or is null for an
@@ -47,7 +50,9 @@ sy_error_t* BuildRows(std::string_view op, int ndim, const int64_t* shape,
                       const std::array<const int64_t*, 4>& strides,
                       RowLayout* out);
 
-// Uploads `layout` and dispatches one workgroup per row.
+// Uploads `layout` and dispatches one workgroup per row; where the rows are
+// dense (Note [Dense rows]), says so in `push` too. `push.in[1]` and
+// `push.in[2]` are 0 where weight and bias are absent.
 sy_error_t* RunRows(Stream& stream, std::string_view op,
                     std::string_view shader_name,
                     std::span<const uint32_t> spec, RowPush push,

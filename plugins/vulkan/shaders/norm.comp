@@ -123,11 +123,11 @@ uint slot_col(bool v4, uint tid, uint j) {
   return v4 ? 4u * (tid + SY_WG * (j >> 2u)) + (j & 3u) : tid + SY_WG * j;
 }
 
-void cached_row(RowLayout l, uint n, uint xb, uint ob) {
+// A row of n elements at xb (x) and ob (the output); with `one` (a
+// single inner dim; else the row has one element) x, out, weight and bias
+// step by sx, so, sw, sb along it.
+void cached_row(uint n, uint xb, uint ob, bool one, uint sx, uint so, uint sw, uint sb) {
   uint tid = gl_LocalInvocationID.x;
-  bool one = l.inner_ndim == 1u;
-  uint sx = one ? l.inner_stride[1][0] : 0u;
-  uint so = one ? l.inner_stride[0][0] : 0u;
   float c[SY_ROW_CACHE];
   bool v4 = false;
 #if SY_ROW_VEC4
@@ -190,8 +190,6 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
     }
     float var = block_reduce(q, false, 1u) / float(n);
     float inv = 1.0 / sqrt(var + pc.eps);
-    uint sw = one ? l.inner_stride[2][0] : 0u;
-    uint sb = one ? l.inner_stride[3][0] : 0u;
     [[unroll]] for (uint j = 0u; j < SY_ROW_CACHE; ++j) {
       uint r = slot_col(v4, tid, j);
       float y = (c[j] - mean) * inv;
@@ -224,15 +222,24 @@ void cached_row(RowLayout l, uint n, uint xb, uint ob) {
 }
 
 void main() {
-  RowLayout l = RowLayout(pc.layout_addr);
   uint row = row_index();
+  if (pc.dense_size != 0u && pc.dense_size <= SY_WG * SY_ROW_CACHE) {
+    // Note [Dense rows] (rows.glsl).
+    if (row >= pc.dense_rows) return;
+    uint dn = pc.dense_size;
+    cached_row(dn, row * dn, row * dn, true, 1u, 1u, 1u, 1u);
+    return;
+  }
+  RowLayout l = RowLayout(pc.layout_addr);
   if (row >= l.rows) return;
   uint tid = gl_LocalInvocationID.x;
   uint n = l.row_size;
   uint xb = row_base(l, row, 1);
   uint ob = row_base(l, row, 0);
   if (l.inner_ndim <= 1u && n <= SY_WG * SY_ROW_CACHE) {
-    cached_row(l, n, xb, ob);
+    bool one = l.inner_ndim == 1u;
+    cached_row(n, xb, ob, one, one ? l.inner_stride[1][0] : 0u, one ? l.inner_stride[0][0] : 0u,
+               one ? l.inner_stride[2][0] : 0u, one ? l.inner_stride[3][0] : 0u);
     return;
   }
   if (OP <= 1) {

@@ -19,11 +19,19 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Ro
   uint inner_stride[4][8];
 };
 
+// Note [Dense rows]: where every operand's rows are dense — one inner dim
+// of unit stride, x and the output row_size apart, weight and bias the
+// same for every row — the host (kernels/rows.cc, DenseRows) also passes
+// the row count and length here, and a kernel that reads them finds its
+// row's offsets without the RowLayout's dependent loads and divisions.
+// dense_size 0: use the RowLayout.
 layout(push_constant, std430) uniform Push {
   uint64_t out_addr;
   uint64_t in_addr[3];
   uint64_t layout_addr;
   float eps;
+  uint dense_rows;
+  uint dense_size;
 } pc;
 
 uint row_index() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
