@@ -257,6 +257,58 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
   }
 }
 
+// Note [Shifted rows]: rows of a length VEC does not divide start at every
+// alignment; softmax's (x and the output at the same offsets) still take
+// the 16-byte form: each row's head and tail element by element on the
+// first lanes, its aligned steps as an aligned row's — in the warp, block
+// and cluster kernels, in registers and in shared memory. rms_norm's
+// weight is read at other offsets (one row for all rows): scalar, as
+// before.
+TEST_F(CudaCodegen, OddRowsShiftTheirVectorSteps) {
+  struct Case {
+    sy_dtype_t dtype;
+    int64_t rows, n;
+  };
+  for (const Case& c : {Case{SY_DTYPE_F32, 37, 7}, Case{SY_DTYPE_BF16, 5, 1025},
+                        Case{SY_DTYPE_F32, 3, 50257}, Case{SY_DTYPE_BF16, 3, 50257}}) {
+    const std::string what = std::to_string(c.n) + (c.dtype == SY_DTYPE_BF16 ? " bf16" : " f32");
+    const GeneratedKernel g = Compile(Softmax(c.dtype, c.rows, c.n), what);
+    const int vec = c.dtype == SY_DTYPE_BF16 ? 8 : 4;
+    EXPECT_EQ(g.vec, vec) << what;
+    EXPECT_FALSE(g.vector.entry.empty()) << what;
+    EXPECT_EQ(g.aligned_operands, (std::vector<int>{0, 1})) << what;
+    const std::string& src = g.source;
+    const size_t vector_entry = src.find(" " + g.vector.entry + "(");
+    ASSERT_NE(vector_entry, std::string::npos) << what;
+    const std::string body = src.substr(vector_entry);
+    const std::string v = std::to_string(vec), n = std::to_string(c.n);
+    EXPECT_NE(body.find("const sy_i64 sy_head = min((" + v + " - row_oin0 % " + v + ") % " + v +
+                        ", " + n + "LL);"),
+              std::string::npos) << what << "\n" << body;
+    EXPECT_NE(body.find("const sy_i64 oin0 = row_oin0 + (sy_head + j) * 1LL;"),
+              std::string::npos) << what;
+    EXPECT_NE(body.find("if (lane < sy_edges)"), std::string::npos) << what;
+    // The head and tail keep x in an edge register; the steps in c0.
+    if (c.n > 7) {
+      EXPECT_NE(body.find("ce0 = x0;"), std::string::npos) << what << "\n" << body;
+      EXPECT_TRUE(body.find("const unsigned short x0 = ce0;") != std::string::npos ||
+                  body.find("const float x0 = ce0;") != std::string::npos)
+          << what;
+    }
+    // The scalar entry (unaligned bases; generated first) has none of it.
+    const size_t scalar_entry = src.find(" " + g.scalar.entry + "(");
+    ASSERT_LT(scalar_entry, vector_entry) << what;
+    const std::string scalar = src.substr(scalar_entry, vector_entry - scalar_entry);
+    EXPECT_EQ(scalar.find("sy_head"), std::string::npos) << what;
+  }
+  // The cluster kernel of f32 rows of 50,257 (sm_90): registers, 8 × 1024.
+  const GeneratedKernel cl = Generate(Softmax(SY_DTYPE_F32, 3, 50257), "cluster");
+  EXPECT_GT(cl.vector.cluster, 1);
+  const GeneratedKernel rms = Compile(RmsNorm(SY_DTYPE_F32, {3, 1001}, 1), "rms_norm 1001");
+  EXPECT_EQ(rms.vec, 1);
+  EXPECT_TRUE(rms.vector.entry.empty());
+}
+
 // Before sm_90 there are no clusters: a row one block cannot keep is read
 // again per stage (correct, slower); the source compiles for sm_80.
 TEST_F(CudaCodegen, LongRowsWithoutClustersAreReadPerStage) {

@@ -201,7 +201,9 @@ TEST_F(CudaFusion, UnalignedInputsTakeTheScalarEntry) {
 // Row reductions at lengths the warp kernel (≤ 1024, with the row kept in
 // registers up to 32 values a thread) and the block kernel (longer) take.
 TEST_F(CudaFusion, RowReductionsAtEveryRowLength) {
-  const int64_t lengths[] = {1, 7, 256, 1000, 1024, 1025, 4096, 65536, 262144};
+  // 7, 1025, 4097 and 50,257 (GPT-2's vocabulary): rows that start at
+  // every alignment (Note [Shifted rows] in cuda_codegen.cc).
+  const int64_t lengths[] = {1, 7, 256, 1000, 1024, 1025, 4096, 4097, 50257, 65536, 262144};
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16, SY_DTYPE_F64}) {
     for (int64_t n : lengths) {
       CheckRowOps(dtype, std::max<int64_t>(2, std::min<int64_t>(64, (1 << 20) / n)), n);
@@ -373,11 +375,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 12"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 13"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 12";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 13";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }
@@ -402,7 +404,7 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
 // elements can all be −inf while the row's are not. ctest runs it again
 // as cuda_fusion_test.online_rows, with online=1.
 TEST_F(CudaFusion, SoftmaxRowsWithMaskedAndNonFiniteEntries) {
-  for (int64_t n : {int64_t{7}, int64_t{1000}, int64_t{4096}, int64_t{65536}}) {
+  for (int64_t n : {int64_t{7}, int64_t{1000}, int64_t{4096}, int64_t{50257}, int64_t{65536}}) {
     for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16}) {
       const int64_t rows = 6;
       std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 23, -4, 4);

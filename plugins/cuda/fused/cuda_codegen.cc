@@ -74,6 +74,12 @@ class Generator {
         while (vec_ > 1 && (p.strides[d] * size) % (vec_ * size) != 0) vec_ /= 2;
       }
     }
+    // Note [Shifted rows]: a row kernel's rows that do not start aligned.
+    const int want = ok && 16 / widest >= 2 ? 16 / widest : 1;
+    if (k_.reduce_ndim == 1 && vec_ < want && SameRowOffsets()) {
+      vec_ = want;
+      shifted_ = true;
+    }
     if (vec_ > 1) {
       for (size_t i = 0; i < operands_.size(); ++i) {
         if (operands_[i].unit_inner && !operands_[i].all_zero) {
@@ -81,6 +87,52 @@ class Generator {
         }
       }
     }
+  }
+
+  // Note [Shifted rows]. Where the row length is not a multiple of VEC
+  // (GPT-2's vocabulary of 50,257), or a row's step is not, rows start at
+  // every alignment, and the vector form (16-byte accesses) used to be
+  // refused for the whole kernel: the scalar form read the row one element
+  // at a time, at about 0.6 of what the vector form reads. A row kernel
+  // whose operands read along the row all have the same offsets (the same
+  // strides over the kept dims: softmax's x and output) instead splits
+  // each row into a head (the elements before its first 16-byte aligned
+  // one, sy_head < VEC), whole aligned VEC-wide steps (sy_steps), and a
+  // tail (< VEC). The steps run exactly as an aligned row's do — the same
+  // unguarded loop (Note [Unguarded row steps]) and kept slots, one fewer
+  // step at most — and the head's and tail's elements (sy_edges < 2·VEC)
+  // go one a lane to the first lanes, each kept in one register (ce<k>).
+  // A first build that shifted every step instead, reading a partial
+  // first and last step under a per-step branch, was slower than the
+  // scalar form (f32 softmax at 50,257: 393 µs against 259 µs on the
+  // H200): the branch ahead of every load is what Note [Unguarded row
+  // steps] removed. The launch takes the vector entry only where each
+  // operand read along the row has a 16-byte aligned base, so the head is
+  // the same for all of them. An operand read along the row at other
+  // offsets (rms_norm's weight, one row for all rows) keeps the kernel
+  // scalar.
+  bool SameRowOffsets() const {
+    const OperandPlan* first = nullptr;
+    for (const OperandPlan& p : operands_) {
+      if (!p.unit_inner || p.all_zero) continue;
+      if (first == nullptr) {
+        first = &p;
+        continue;
+      }
+      for (int d = 0; d < ndim_ - 1; ++d) {
+        if (p.strides[d] != first->strides[d]) return false;
+      }
+    }
+    return first != nullptr;
+  }
+
+  // The first operand read along the row (SameRowOffsets): its row offset
+  // gives the shift.
+  const OperandPlan& ShiftOperand() const {
+    for (const OperandPlan& p : operands_) {
+      if (p.unit_inner && !p.all_zero) return p;
+    }
+    return operands_.front();
   }
 
   // The width of a flat walk over the domain (LoopKernels): 16 bytes of
@@ -452,9 +504,13 @@ class Generator {
   // reduced dim; several reduced dims loop over the outer ones too). 0 for
   // rows of length 0: nothing to keep.
   int64_t RowIters(const RowPlan& plan, int v) const {
-    const int64_t slots = (k_.reduce_ndim == 1 ? shape_[ndim_ - 1] : row_length_);
-    return (slots / v + plan.threads_per_row() - 1) / plan.threads_per_row();
+    const int64_t inner = k_.reduce_ndim == 1 ? shape_[ndim_ - 1] : row_length_;
+    // Shifted rows (Note [Shifted rows]) have at most as many whole steps.
+    return (inner / v + plan.threads_per_row() - 1) / plan.threads_per_row();
   }
+
+  // Whether the row kernel's form of width v shifts its rows.
+  bool Shifted(int v) const { return shifted_ && v > 1 && k_.reduce_ndim == 1; }
 
   // Bytes of one step of input k: v-wide where unit along the row.
   int LoadedBytes(int k, int v) const {
@@ -560,6 +616,22 @@ class Generator {
     }
     w.Line("if (row >= " + I64(rows_) + ") return;");
     Decompose(w, "row_", "row", 0, first_reduced, true);
+    // Note [Shifted rows]: the row's head (the elements before its first
+    // aligned one), its whole steps and its tail, and each kept input's
+    // edge element (of the head or tail) in one register.
+    if (Shifted(v)) {
+      const std::string V = std::to_string(v), inner = I64(shape_[ndim_ - 1]);
+      w.Line("const sy_i64 sy_head = min((" + V + " - row_o" + ShiftOperand().ptr + " % " + V +
+             ") % " + V + ", " + inner + ");");
+      w.Line("const sy_i64 sy_steps = (" + inner + " - sy_head) / " + V + ";");
+      w.Line("const sy_i64 sy_edges = " + inner + " - sy_steps * " + V + ";");
+      for (int k = 0; k < k_.num_inputs; ++k) {
+        if (plan.kept[k]) {
+          w.Line(std::string(StorageOf(operands_[k].dtype).ctype) + " ce" + std::to_string(k) +
+                 " = 0;");
+        }
+      }
+    }
     // Kept inputs stay in registers (or shared memory) as they are in
     // memory (storage dtype, v-wide), so f16/bf16 keep twice the elements
     // of f32.
@@ -747,6 +819,11 @@ class Generator {
     const int64_t inner = shape_[ndim_ - 1];
     const std::string T = std::to_string(threads_per_row);
     const std::string V = std::to_string(v);
+    // Note [Shifted rows]: the whole steps begin sy_head elements in, and
+    // there are sy_steps of them (RowKernel's).
+    const bool shifted = Shifted(v);
+    const std::string start = shifted ? "sy_head + " : "";
+    const std::string end = shifted ? "sy_steps * " + V : I64(inner);
     if (k_.reduce_ndim == 1) {
       if (cache) {
         w.Line("#pragma unroll");
@@ -763,22 +840,22 @@ class Generator {
         // (codegen 11) it went from 0.85-0.87 of copy to 0.93-0.94, and
         // rms_norm bf16 at 262144 from 0.69 to 0.84-0.87; only bf16
         // softmax at 262144 lost (0.77 to 0.74; docs/fusion.md).
-        const int64_t full = inner / v / threads_per_row;
+        // Shifted, a row has at least inner / v − 1 whole steps.
+        const int64_t full =
+            shifted ? std::max<int64_t>(0, inner / v - 1) / threads_per_row
+                    : inner / v / threads_per_row;
         if (full < iters) {
           w.Open("if (" + (full > 0 ? "it < " + std::to_string(full) + " || " : std::string()) +
-                 "j < " + I64(inner) + ")");
+                 "j < " + end + ")");
         } else {
           w.Open("");
         }
       } else {
-        w.Open("for (sy_i64 j = (sy_i64)lane * " + V + "; j < " + I64(inner) + "; j += " +
+        w.Open("for (sy_i64 j = (sy_i64)lane * " + V + "; j < " + end + "; j += " +
                std::to_string(int64_t{threads_per_row} * v) + ")");
       }
       // Operand offsets: the row's plus j along the innermost dim.
-      for (const OperandPlan& p : operands_) {
-        w.Line("const sy_i64 o" + p.ptr + " = row_o" + p.ptr + (p.strides[ndim_ - 1] != 0
-                   ? " + j * " + I64(p.strides[ndim_ - 1]) : "") + ";");
-      }
+      RowStepOffsets(w, start + "j");
     } else {
       w.Open("for (sy_i64 j = lane; j < " + I64(row_length_) + "; j += " + T + ")");
       Decompose(w, "e_", "j", first_reduced, ndim_, true);
@@ -787,9 +864,26 @@ class Generator {
       }
     }
     // Reductions accumulate per element; the fills into registers, too.
-    BodyWithReduce(w, steps, v, keep, slot);
+    BodyWithReduce(w, steps, v, keep, "c", slot);
     if (k_.reduce_ndim == 1 && cache) w.Close();
     w.Close();
+    if (!shifted) return;
+    // The head's and the tail's elements, one a lane, kept (where a stage
+    // keeps an input) in the lane's edge register ce<k>.
+    w.Open("if (lane < sy_edges)");
+    w.Line("const sy_i64 j = lane < sy_head ? (sy_i64)lane : sy_steps * " + V + " + lane;");
+    RowStepOffsets(w, "j");
+    BodyWithReduce(w, steps, 1, keep, "ce", "");
+    w.Close();
+  }
+
+  // Each operand's offset at element `at` of the row.
+  void RowStepOffsets(Writer& w, const std::string& at) {
+    const std::string term = at.find(' ') == std::string::npos ? at : "(" + at + ")";
+    for (const OperandPlan& p : operands_) {
+      w.Line("const sy_i64 o" + p.ptr + " = row_o" + p.ptr + (p.strides[ndim_ - 1] != 0
+                 ? " + " + term + " * " + I64(p.strides[ndim_ - 1]) : "") + ";");
+    }
   }
 
   void Accumulate(Writer& w, int i) {
@@ -811,8 +905,12 @@ class Generator {
   // registers (or shared memory) an earlier stage filled — storage values
   // either way, so a LOAD converts them exactly once — then the steps run
   // per element and the outputs are stored (v-wide where unit along the row).
+  // `kept` names the registers (or shared memory) an input is kept in:
+  // "c" (its slots, indexed by `slot`), or "ce" (a shifted row's edge
+  // register: Note [Shifted rows]).
   void BodyWithReduce(Writer& w, const std::vector<int>& steps, int v,
-                      const std::vector<int>& keep, const std::string& slot) {
+                      const std::vector<int>& keep, const std::string& kept,
+                      const std::string& slot) {
     std::vector<bool> loaded(k_.num_inputs, false), stored(k_.num_outputs, false);
     for (int i : steps) {
       const sy_fused_instr_t& in = k_.instrs[i];
@@ -823,7 +921,7 @@ class Generator {
       if (!loaded[k]) continue;
       const OperandPlan& p = operands_[k];
       const std::string type = LoadedType(k, v);
-      const std::string x = "x" + std::to_string(k), c = "c" + std::to_string(k) + slot;
+      const std::string x = "x" + std::to_string(k), c = kept + std::to_string(k) + slot;
       if (keep[k] == 2) {
         w.Line("const " + type + " " + x + " = " + c + ";");
         continue;
@@ -886,6 +984,7 @@ class Generator {
   int cluster_reduces_ = 0;  // written so far in the row kernel (ClusterAfter)
   std::vector<int> aligned_;
   int vec_ = 1;
+  bool shifted_ = false;  // Note [Shifted rows]
   std::string entry_;
 };
 

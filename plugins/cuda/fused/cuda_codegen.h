@@ -19,7 +19,10 @@
 //     4 bytes …) that divides the rows and keeps their starts aligned. A
 //     second entry point without vector accesses serves operands that are
 //     not 16-byte aligned.
-//   - Row kernels (reductions): Note [Row kernel shapes]. Reductions
+//   - Row kernels (reductions): Note [Row kernel shapes]; rows of a
+//     length VEC does not divide keep the 16-byte form where every operand
+//     read along the row has the same offsets (Note [Shifted rows] in
+//     cuda_codegen.cc). Reductions
 //     combine with warp shuffles, across warps through shared memory, and
 //     across a cluster's blocks through distributed shared memory; every
 //     thread gets the result.
