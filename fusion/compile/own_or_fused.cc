@@ -1,11 +1,13 @@
 #include "fusion/compile/own_or_fused.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "autotune/fingerprint.h"
 #include "autotune/timing.h"
 #include "autotune/tuning_key.h"
 #include "dispatcher/base/log.h"
@@ -81,6 +83,19 @@ OwnOrFused ChooseOwnOrFused(
     return rule;
   };
 
+  autotune::TuningCache& db = tuning.tuner->cache();
+  const std::string ir_hash = Sha256Hex(Serialize(ir));
+  if (mode == core::AutotuneMode::kCached) {
+    // No choice stored for this kernel: the rule, before any scratch input
+    // takes the inputs' memory on the device.
+    absl::StatusOr<std::vector<autotune::Verdict>> rows =
+        db.List(autotune::FingerprintOf(device).Text());
+    if (!rows.ok()) return keep_rule("cannot read the autotune cache", rows.status());
+    const bool any = std::any_of(rows->begin(), rows->end(), [&](const autotune::Verdict& v) {
+      return v.key.op == autotune::kOwnOrFusedOp && v.key.bucket == ir_hash;
+    });
+    if (!any) return rule;
+  }
   // Unwritten inputs: resolving the own kernel reads only their layouts.
   absl::StatusOr<std::vector<core::Tensor>> inputs =
       ScratchTensors(d, device, captured, node.inputs, /*fill=*/false);
@@ -89,9 +104,8 @@ OwnOrFused ChooseOwnOrFused(
   if (!own.ok()) return keep_rule("cannot resolve its own kernel", own.status());
   rule.own_kernel = own->first;
 
-  autotune::TuningCache& db = tuning.tuner->cache();
   const autotune::TuningKey key = autotune::OwnOrFusedKey(
-      device, Sha256Hex(Serialize(ir)),
+      device, ir_hash,
       absl::StrCat(own->second, "; fused by ", backend.plugin_name, " ", backend.plugin_version,
                    " (", backend.compiler, ")"),
       CandidateNames());

@@ -16,7 +16,10 @@
 // like a fused kernel's launch configuration (backend/launch_tuning.h):
 //
 //   off     the rule: its own kernel. Nothing is compiled or measured.
-//   cached  the autotune cache's verdict when it has one, else the rule.
+//   cached  the autotune cache's verdict when it has one, else the rule;
+//           without one for this kernel's IR nothing is made on the device
+//           (resolving the own kernel for the key takes scratch inputs
+//           the size of the op's).
 //   on      as cached; without a verdict the fused kernel is compiled (in
 //           the launch configuration its own tuning picks) and both are
 //           timed by autotune/timing.h — the own kernel through the
