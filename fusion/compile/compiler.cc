@@ -229,6 +229,7 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
   std::vector<int> origin;
   std::vector<std::string> pattern_notes, lone_notes;
   std::vector<std::string> own_why(captured.nodes.size());  // a verdict's reason
+  StoredChoices stored_choices(launch_);
   // Note [Own kernel or fused, measured]: the lone composite `n`'s group in
   // this round's partition, lowered, against its own kernel.
   auto own_or_fused = [&](int n) -> OwnOrFused {
@@ -241,7 +242,8 @@ absl::StatusOr<CompiledGraph> Compiler::Compile(const Graph& graph,
           Lower(g, group, stored, GroupName(static_cast<int>(gi), g, group));
       if (!lowered.ok()) break;
       return ChooseOwnOrFused(
-          d, launch_, captured, captured.nodes[n], *group.backend, lowered->kernel,
+          d, launch_, stored_choices, captured, captured.nodes[n], *group.backend,
+          lowered->kernel,
           [&]() -> absl::StatusOr<std::shared_ptr<CompiledKernel>> {
             absl::StatusOr<LaunchChoice> got = CompileTuned(
                 *cache_, launch_, d, *group.backend, *group.device, lowered->kernel);

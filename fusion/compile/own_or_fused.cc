@@ -1,8 +1,8 @@
 #include "fusion/compile/own_or_fused.h"
 
-#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -66,9 +66,28 @@ std::string OwnOrFused::Describe() const {
   return "";
 }
 
+absl::StatusOr<bool> StoredChoices::Has(core::Device& device, const std::string& ir_hash) {
+  auto it = read_.find(&device);
+  if (it == read_.end()) {
+    absl::StatusOr<std::vector<autotune::Verdict>> rows =
+        tuning_->tuner->cache().List(autotune::FingerprintOf(device).Text());
+    std::set<std::string> buckets;
+    if (rows.ok()) {
+      for (const autotune::Verdict& v : *rows) {
+        if (v.key.op == autotune::kOwnOrFusedOp) buckets.insert(v.key.bucket);
+      }
+    }
+    it = read_.emplace(&device, rows.ok() ? absl::StatusOr<std::set<std::string>>(buckets)
+                                          : rows.status()).first;
+  }
+  if (!it->second.ok()) return it->second.status();
+  return it->second->count(ir_hash) > 0;
+}
+
 OwnOrFused ChooseOwnOrFused(
-    core::Dispatcher& d, const LaunchTuning& tuning, const OpGraph& captured, const Node& node,
-    const FusionBackend& backend, const FusedKernel& ir,
+    core::Dispatcher& d, const LaunchTuning& tuning, StoredChoices& stored_choices,
+    const OpGraph& captured, const Node& node, const FusionBackend& backend,
+    const FusedKernel& ir,
     const std::function<absl::StatusOr<std::shared_ptr<CompiledKernel>>()>& compile) {
   OwnOrFused rule;
   const core::AutotuneMode mode =
@@ -88,13 +107,9 @@ OwnOrFused ChooseOwnOrFused(
   if (mode == core::AutotuneMode::kCached) {
     // No choice stored for this kernel: the rule, before any scratch input
     // takes the inputs' memory on the device.
-    absl::StatusOr<std::vector<autotune::Verdict>> rows =
-        db.List(autotune::FingerprintOf(device).Text());
-    if (!rows.ok()) return keep_rule("cannot read the autotune cache", rows.status());
-    const bool any = std::any_of(rows->begin(), rows->end(), [&](const autotune::Verdict& v) {
-      return v.key.op == autotune::kOwnOrFusedOp && v.key.bucket == ir_hash;
-    });
-    if (!any) return rule;
+    absl::StatusOr<bool> has = stored_choices.Has(device, ir_hash);
+    if (!has.ok()) return keep_rule("cannot read the autotune cache", has.status());
+    if (!*has) return rule;
   }
   // Unwritten inputs: resolving the own kernel reads only their layouts.
   absl::StatusOr<std::vector<core::Tensor>> inputs =

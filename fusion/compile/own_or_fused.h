@@ -47,7 +47,9 @@
 #define SWITCHYARD_FUSION_COMPILE_OWN_OR_FUSED_H_
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -75,13 +77,29 @@ struct OwnOrFused {
   std::string Describe() const;
 };
 
+// The IR hashes that have a stored choice, per device: the autotune cache
+// is read once per device for a whole compile (cached mode), not once per
+// lone composite.
+class StoredChoices {
+ public:
+  explicit StoredChoices(const LaunchTuning& tuning) : tuning_(&tuning) {}
+  // Whether a choice is stored for a kernel whose IR hashes to `ir_hash` on
+  // `device`; the cache's error when it cannot be read.
+  absl::StatusOr<bool> Has(core::Device& device, const std::string& ir_hash);
+
+ private:
+  const LaunchTuning* tuning_;
+  std::map<const core::Device*, absl::StatusOr<std::set<std::string>>> read_;
+};
+
 // The choice for `node` (a composite of `captured`, resolved to a kernel
 // at capture, on its device) whose parts form the fused kernel `ir` of
 // `backend`; `compile` compiles that kernel, and is called only to
-// measure.
+// measure. `stored_choices` serves the compile's lookups in cached mode.
 OwnOrFused ChooseOwnOrFused(
-    core::Dispatcher& d, const LaunchTuning& tuning, const OpGraph& captured, const Node& node,
-    const FusionBackend& backend, const FusedKernel& ir,
+    core::Dispatcher& d, const LaunchTuning& tuning, StoredChoices& stored_choices,
+    const OpGraph& captured, const Node& node, const FusionBackend& backend,
+    const FusedKernel& ir,
     const std::function<absl::StatusOr<std::shared_ptr<CompiledKernel>>()>& compile);
 
 }  // namespace sy::fusion

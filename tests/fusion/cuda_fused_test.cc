@@ -202,7 +202,7 @@ TEST_F(CudaFusion, UnalignedInputsTakeTheScalarEntry) {
 // registers up to 32 values a thread) and the block kernel (longer) take.
 TEST_F(CudaFusion, RowReductionsAtEveryRowLength) {
   // 7, 1025, 4097 and 50,257 (GPT-2's vocabulary): rows that start at
-  // every alignment (Note [Shifted rows] in cuda_codegen.cc).
+  // every alignment (Note [Shifted rows] in plugins/cuda/fused/vector_width.h).
   const int64_t lengths[] = {1, 7, 256, 1000, 1024, 1025, 4096, 4097, 50257, 65536, 262144};
   for (sy_dtype_t dtype : {SY_DTYPE_F32, SY_DTYPE_BF16, SY_DTYPE_F64}) {
     for (int64_t n : lengths) {

@@ -10,6 +10,7 @@
 #include "fused/cuda_prelude.h"
 #include "fused/cuda_spelling.h"
 #include "fused/online_softmax.h"
+#include "fused/vector_width.h"
 #include "switchyard/plugin/fused_codegen.hpp"
 #include "switchyard/plugin/fused_ir.hpp"
 
@@ -53,110 +54,14 @@ class Generator {
   }
 
  private:
-  // Whether (and how wide) the vector entry is: every operand is unit or
-  // zero along the innermost dim, that dim is a multiple of VEC, and every
-  // other step of a unit operand keeps 16-byte alignment.
+  // The vector entry's width, the operands it accesses VEC-wide and, for
+  // rows of odd length, the shift (vector_width.h).
   void PlanVector() {
-    int widest = 1;
-    bool ok = true;
-    for (const OperandPlan& p : operands_) {
-      if (p.all_zero) continue;
-      if (!p.unit_inner && !p.zero_inner) ok = false;
-      if (p.unit_inner) widest = std::max(widest, StorageOf(p.dtype).size);
-    }
-    vec_ = ok ? 16 / widest : 1;
-    if (vec_ < 2) vec_ = 1;
-    while (vec_ > 1 && shape_[ndim_ - 1] % vec_ != 0) vec_ /= 2;
-    for (const OperandPlan& p : operands_) {
-      if (!p.unit_inner) continue;
-      const int size = StorageOf(p.dtype).size;
-      for (int d = 0; d < ndim_ - 1; ++d) {
-        while (vec_ > 1 && (p.strides[d] * size) % (vec_ * size) != 0) vec_ /= 2;
-      }
-    }
-    // Note [Shifted rows]: a row kernel's rows that do not start aligned.
-    const int want = ok && 16 / widest >= 2 ? 16 / widest : 1;
-    if (k_.reduce_ndim == 1 && vec_ < want && SameRowOffsets()) {
-      vec_ = want;
-      shifted_ = true;
-    }
-    if (vec_ > 1) {
-      for (size_t i = 0; i < operands_.size(); ++i) {
-        if (operands_[i].unit_inner && !operands_[i].all_zero) {
-          aligned_.push_back(static_cast<int>(i));
-        }
-      }
-    }
-  }
-
-  // Note [Shifted rows]. Where the row length is not a multiple of VEC
-  // (GPT-2's vocabulary of 50,257), or a row's step is not, rows start at
-  // every alignment, and the vector form (16-byte accesses) used to be
-  // refused for the whole kernel: the scalar form read the row one element
-  // at a time, at about 0.6 of what the vector form reads. A row kernel
-  // whose operands read along the row all have the same offsets (the same
-  // strides over the kept dims: softmax's x and output) instead splits
-  // each row into a head (the elements before its first 16-byte aligned
-  // one, sy_head < VEC), whole aligned VEC-wide steps (sy_steps), and a
-  // tail (< VEC). The steps run exactly as an aligned row's do — the same
-  // unguarded loop (Note [Unguarded row steps]) and kept slots, one fewer
-  // step at most — and the head's and tail's elements (sy_edges < 2·VEC)
-  // go one a lane to the first lanes, each kept in one register (ce<k>).
-  // A first build that shifted every step instead, reading a partial
-  // first and last step under a per-step branch, was slower than the
-  // scalar form (f32 softmax at 50,257: 393 µs against 259 µs on the
-  // H200): the branch ahead of every load is what Note [Unguarded row
-  // steps] removed. The launch takes the vector entry only where each
-  // operand read along the row has a 16-byte aligned base, so the head is
-  // the same for all of them. An operand read along the row at other
-  // offsets (rms_norm's weight, one row for all rows) keeps the kernel
-  // scalar.
-  bool SameRowOffsets() const {
-    const OperandPlan* first = nullptr;
-    for (const OperandPlan& p : operands_) {
-      if (!p.unit_inner || p.all_zero) continue;
-      if (first == nullptr) {
-        first = &p;
-        continue;
-      }
-      for (int d = 0; d < ndim_ - 1; ++d) {
-        if (p.strides[d] != first->strides[d]) return false;
-      }
-    }
-    return first != nullptr;
-  }
-
-  // The first operand read along the row (SameRowOffsets): its row offset
-  // gives the shift.
-  const OperandPlan& ShiftOperand() const {
-    for (const OperandPlan& p : operands_) {
-      if (p.unit_inner && !p.all_zero) return p;
-    }
-    return operands_.front();
-  }
-
-  // The width of a flat walk over the domain (LoopKernels): 16 bytes of
-  // the widest operand when every operand is contiguous over the domain or
-  // one element for all of it; 1 otherwise.
-  int FlatVec() const {
-    int64_t contiguous[SY_MAX_RANK] = {};
-    int64_t acc = 1;
-    for (int d = ndim_ - 1; d >= 0; --d) {
-      contiguous[d] = shape_[d] == 1 ? 0 : acc;
-      acc *= shape_[d];
-    }
-    int widest = 1;
-    for (const OperandPlan& p : operands_) {
-      if (p.all_zero) continue;
-      if (!p.unit_inner) return 1;
-      for (int d = 0; d < ndim_; ++d) {
-        if (p.strides[d] != contiguous[d]) return 1;
-      }
-      widest = std::max(widest, StorageOf(p.dtype).size);
-    }
-    const bool any = std::any_of(operands_.begin(), operands_.end(),
-                                 [](const OperandPlan& p) { return !p.all_zero; });
-    return any && 16 / widest >= 2 ? 16 / widest : 1;
+    const VectorPlan plan = PlanVectorWidth(operands_, shape_, ndim_, k_.reduce_ndim);
+    vec_ = plan.vec;
+    shifted_ = plan.shifted;
+    shift_operand_ = plan.shift_operand;
+    aligned_ = plan.aligned;
   }
 
   std::string Params() const {
@@ -271,7 +176,7 @@ class Generator {
     w.Close();
     w.Close();
     out->scalar = {entry_ + "_s", grid(numel_), threads, 0};
-    const int flat = FlatVec();
+    const int flat = FlatVectorWidth(operands_, shape_, ndim_);
     if (flat > vec_) {
       // Every operand contiguous (or one element): the domain is one flat
       // array, VEC-wide whatever the innermost extent, and the last
@@ -621,7 +526,7 @@ class Generator {
     // edge element (of the head or tail) in one register.
     if (Shifted(v)) {
       const std::string V = std::to_string(v), inner = I64(shape_[ndim_ - 1]);
-      w.Line("const sy_i64 sy_head = min((" + V + " - row_o" + ShiftOperand().ptr + " % " + V +
+      w.Line("const sy_i64 sy_head = min((" + V + " - row_o" + operands_[shift_operand_].ptr + " % " + V +
              ") % " + V + ", " + inner + ");");
       w.Line("const sy_i64 sy_steps = (" + inner + " - sy_head) / " + V + ";");
       w.Line("const sy_i64 sy_edges = " + inner + " - sy_steps * " + V + ";");
@@ -984,7 +889,8 @@ class Generator {
   int cluster_reduces_ = 0;  // written so far in the row kernel (ClusterAfter)
   std::vector<int> aligned_;
   int vec_ = 1;
-  bool shifted_ = false;  // Note [Shifted rows]
+  bool shifted_ = false;  // Note [Shifted rows] (vector_width.h)
+  int shift_operand_ = -1;
   std::string entry_;
 };
 

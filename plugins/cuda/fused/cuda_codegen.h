@@ -22,7 +22,7 @@
 //   - Row kernels (reductions): Note [Row kernel shapes]; rows of a
 //     length VEC does not divide keep the 16-byte form where every operand
 //     read along the row has the same offsets (Note [Shifted rows] in
-//     cuda_codegen.cc). Reductions
+//     vector_width.h). Reductions
 //     combine with warp shuffles, across warps through shared memory, and
 //     across a cluster's blocks through distributed shared memory; every
 //     thread gets the result.

@@ -52,44 +52,41 @@ python3 -c 'import sys, torch, numpy, switchyard as sy;
 print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.cuda.is_available(),
       "numpy", numpy.__version__, "switchyard", sy.__version__, [d.label for d in sy.devices()])' \
   2>&1 | tee "$OUT/summary.txt"
+# py_script SECONDS OUTPUT_NAME SCRIPT [ARGS…]: runs a Python bench of this
+# tree into $OUT/OUTPUT_NAME and notes its exit in summary.txt.
+py_script() {
+  local seconds=$1 output=$2 script=$3
+  shift 3
+  timeout "$seconds" python3 "$ROOT/$script" "$@" > "$OUT/$output" 2>&1
+  local rc=$?
+  echo "$(basename "$script" .py)${*:+ $*}: exit $rc" | tee -a "$OUT/summary.txt"
+}
 for step in "$@"; do
   case $step in
     tests)
       timeout 300 python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/api/python" \
         > "$OUT/pytest.log" 2>&1
       echo "pytest: exit $?" | tee -a "$OUT/summary.txt" ;;
-    bench)
-      timeout 400 python3 "$ROOT/tools/bench/python/bench_python.py" --device cuda:0 \
-        > "$OUT/bench_python_cuda.txt" 2>&1
-      echo "bench_python --device cuda:0: exit $?" | tee -a "$OUT/summary.txt" ;;
+    bench) py_script 400 bench_python_cuda.txt tools/bench/python/bench_python.py --device cuda:0 ;;
     block)
       # The bf16 block: switchyard eager and @sy.compile beside torch eager
       # and torch.compile (bench_block_bf16.py).
-      timeout 240 python3 "$ROOT/tools/bench/python/bench_block_bf16.py" \
-        > "$OUT/bench_block_bf16.txt" 2>&1
-      echo "bench_block_bf16: exit $?" | tee -a "$OUT/summary.txt" ;;
+      py_script 240 bench_block_bf16.txt tools/bench/python/bench_block_bf16.py ;;
     torch_ab)
       # Attention and conv2d beside PyTorch's, in one process, timed in
       # alternation (tools/bench/cuda/bench_torch_ab.py; issue 17).
-      timeout 400 python3 "$ROOT/tools/bench/cuda/bench_torch_ab.py" ${AB_ARGS:-} \
-        > "$OUT/bench_torch_ab.txt" 2>&1
-      echo "bench_torch_ab: exit $?" | tee -a "$OUT/summary.txt" ;;
+      # shellcheck disable=SC2086  # AB_ARGS is a list of arguments
+      py_script 400 bench_torch_ab.txt tools/bench/cuda/bench_torch_ab.py ${AB_ARGS:-} ;;
     verdicts)
       # The pattern pass's measured verdicts on the host's cpus (cpu +
       # onednn plugins; tools/bench/python/pattern_verdicts.py).
-      timeout 300 python3 "$ROOT/tools/bench/python/pattern_verdicts.py" \
-        > "$OUT/pattern_verdicts.txt" 2>&1
-      echo "pattern_verdicts: exit $?" | tee -a "$OUT/summary.txt" ;;
+      py_script 300 pattern_verdicts.txt tools/bench/python/pattern_verdicts.py ;;
     vocab)
       # softmax / log_softmax over vocabulary rows beside PyTorch's.
-      timeout 300 python3 "$ROOT/tools/bench/cuda/bench_vocab_softmax.py" \
-        > "$OUT/bench_vocab_softmax.txt" 2>&1
-      echo "bench_vocab_softmax: exit $?" | tee -a "$OUT/summary.txt" ;;
+      py_script 300 bench_vocab_softmax.txt tools/bench/cuda/bench_vocab_softmax.py ;;
     vocab_captured)
       # The same ops alone in a captured graph: own kernel or fused, measured.
-      timeout 400 python3 "$ROOT/tools/bench/cuda/bench_vocab_softmax.py" --captured \
-        > "$OUT/bench_vocab_captured.txt" 2>&1
-      echo "bench_vocab_softmax --captured: exit $?" | tee -a "$OUT/summary.txt" ;;
+      py_script 400 bench_vocab_captured.txt tools/bench/cuda/bench_vocab_softmax.py --captured ;;
     *) echo "unknown step $step (tests, bench, block, torch_ab, verdicts, vocab, vocab_captured)" >&2; exit 2 ;;
   esac
 done
