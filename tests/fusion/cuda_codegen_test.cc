@@ -167,9 +167,10 @@ TEST_F(CudaCodegen, RowsOfUpTo1024GoToAWarpLongerOnesToABlock) {
 // (at most 128 bytes per thread) or in shared memory (Note [Rows kept in
 // shared memory]). The shapes are the defaults the H100 measured: f32
 // rows in registers in blocks of up to 1024 threads, then a cluster per
-// row (sm_90), except rows a cluster of 256-thread blocks holds (65536),
-// which go to shared memory; bf16 rows in shared memory, blocks of up to
-// 256 threads before a cluster of up to 8.
+// row (sm_90) — 16 blocks of 512 where 8 of 1024 would be needed (262144)
+// —, except rows a cluster of 256-thread blocks holds (65536), which go to
+// shared memory; bf16 rows in shared memory, blocks of up to 256 threads
+// before a cluster of up to 8.
 TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
   struct Want {
     int64_t n;
@@ -178,7 +179,7 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
   };
   const Want f32[] = {{256, 256, 1, false},     {1024, 256, 1, false},
                       {4096, 128, 1, false},    {16384, 512, 1, false},
-                      {65536, 256, 8, true},    {262144, 1024, 8, false}};
+                      {65536, 256, 8, true},    {262144, 512, 16, false}};
   const Want bf16_wants[] = {{256, 256, 1, false},  {1024, 256, 1, false},
                              {4096, 128, 1, true},  {16384, 256, 1, true},
                              {65536, 256, 4, true}, {262144, 512, 8, true}};
@@ -241,7 +242,7 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
       EXPECT_EQ(clustered, cluster > 1) << what;
       // softmax reduces its max and its sum in two stages by default; the
       // (max, sum) pair is a launch configuration (Note [Online softmax]).
-      EXPECT_EQ(s.source.find("sy_cluster_reduce(") != std::string::npos, cluster > 1) << what;
+      EXPECT_EQ(s.source.find("sy_cluster_reduce<") != std::string::npos, cluster > 1) << what;
       EXPECT_EQ(s.source.find("sy_online()"), std::string::npos) << what;
       if (cluster > 1) {
         // A row's threads count across the cluster, so per-row values are
@@ -328,7 +329,7 @@ TEST_F(CudaCodegen, LongRowsWithoutClustersAreReadPerStage) {
   const GeneratedKernel f64c = Compile(Softmax(SY_DTYPE_F64, 3, 65536), "f64 cluster");
   EXPECT_EQ(f64c.vector.cluster, 8);
   EXPECT_EQ(f64c.vector.block, 512);
-  EXPECT_NE(f64c.source.find("sy_cluster_reduce(a2, sy_max(), sy_buf_d, sy_slot_d + 0"),
+  EXPECT_NE(f64c.source.find("sy_cluster_reduce<8, 16>(a2, sy_max(), sy_parts_d + 0, sy_bars + 0"),
             std::string::npos) << f64c.source;
 }
 
@@ -384,6 +385,21 @@ TEST(CudaRowOptions, ReshapeRowKernelsAndRefuseBadValues) {
   EXPECT_EQ(g.vector.cluster, 1);
   EXPECT_EQ(g.vector.block, 1024);
   EXPECT_EQ(g.source.find("__cluster_dims__"), std::string::npos);
+
+  // f32 rows of 262144 need 8 blocks of 1024 and take 16 of 512 (two
+  // blocks an SM) by default; a block or cluster asked for is kept.
+  const Ir long_ir = Softmax(SY_DTYPE_F32, 4, 262144);
+  for (const char* rows : {"", "cluster=8", "block=1024", "cluster=16,block=1024"}) {
+    CodegenOptions long_shaped;
+    ASSERT_TRUE(std::string(rows).empty() || ParseRowOptions(rows, &long_shaped, &error))
+        << error;
+    ASSERT_TRUE(GenerateCuda(long_ir.Abi(), long_shaped, &g, &error)) << error;
+    const bool split = std::string(rows).empty();
+    EXPECT_EQ(g.vector.block, split ? 512 : 1024) << rows;
+    EXPECT_EQ(g.vector.cluster, split ? 16 : 8) << rows;
+    EXPECT_EQ(g.scalar.cluster, g.vector.cluster) << rows;
+    EXPECT_EQ(g.vector.grid, 4 * g.vector.cluster) << rows;
+  }
 
   // A part that is set applies to every dtype: cluster=4 gives bf16 rows
   // of 262144 (4096 threads) the clusters their default does not.
@@ -558,7 +574,7 @@ TEST_F(CudaCodegen, SoftmaxReducesItsMaxAndSumOnceAsAPair) {
         EXPECT_EQ(has(g, "sy_max()"), !online) << what << "\n" << g.source;
         EXPECT_EQ(has(g, "sy_sum()"), !online) << what;
         if (n == 65536) {
-          EXPECT_EQ(has(g, "sy_slot_ms"), online) << what;
+          EXPECT_EQ(has(g, "sy_parts_ms"), online) << what;
         }
         CompileFor(g, ir, what, 90);
       }
@@ -729,28 +745,51 @@ TEST_F(CudaCodegen, RowStepsInsideEveryLanesRowAreNotBoundChecked) {
   }
 }
 
-// Note [Cluster arrivals]: a cluster row's reductions each arrive once
-// they have read the others' slots; the next reduction, and the kernel's
-// end, wait for that arrival — one wait at the end of each entry.
-TEST_F(CudaCodegen, ClusterRowsWaitForTheirLastArrivalAtTheEnd) {
-  const std::string end = "\n  sy_cluster_wait();\n}\n";
-  // Softmax's two reductions (max, then sum) in either entry.
-  const GeneratedKernel softmax = Generate(Softmax(SY_DTYPE_BF16, 64, 65536), "softmax");
-  ASSERT_GT(softmax.vector.cluster, 1) << "the row should spread over a cluster";
-  EXPECT_EQ(Count(softmax.source, "= sy_cluster_reduce("), 4) << softmax.source;
-  const std::string ranks = ", " + std::to_string(softmax.vector.cluster);
-  EXPECT_EQ(Count(softmax.source, ranks + ", false);"), 2) << softmax.source;
-  EXPECT_EQ(Count(softmax.source, ranks + ", true);"), 2);
-  EXPECT_EQ(Count(softmax.source, end), 2) << softmax.source;
-  // rms_norm's one reduction waits for nothing before it.
+// Note [Cluster reductions by pushes] (cuda_prelude.cc): a cluster row's
+// reductions each have a barrier readied with the bytes of every warp's
+// partial; only the first waits at the cluster barrier, and none after.
+TEST_F(CudaCodegen, ClusterRowsPushTheirPartialsToEveryBlock) {
+  // Softmax's two reductions (max, then sum) in either entry, of 4-byte
+  // partials.
+  const Ir ir = Softmax(SY_DTYPE_BF16, 64, 65536);
+  const GeneratedKernel softmax = Generate(ir, "softmax");
+  const int ranks = softmax.vector.cluster, warps = softmax.vector.block / 32;
+  ASSERT_GT(ranks, 1) << "the row should spread over a cluster";
+  ASSERT_EQ(softmax.scalar.block, softmax.vector.block);
+  const std::string call =
+      "= sy_cluster_reduce<" + std::to_string(ranks) + ", " + std::to_string(warps) + ">(";
+  EXPECT_EQ(Count(softmax.source, call), 4) << softmax.source;
+  EXPECT_EQ(Count(softmax.source, "sy_bars + 0, a"), 2) << "the max, with its own value";
+  EXPECT_EQ(Count(softmax.source, "sy_bars + 1, 0.f, false)"), 2) << "the sum";
+  EXPECT_EQ(Count(softmax.source, ", true);"), 2);
+  const std::string bytes = std::to_string(ranks * warps * 4) + "u);";
+  EXPECT_EQ(Count(softmax.source, "sy_bar_init(sy_bars + 0, " + bytes), 2) << softmax.source;
+  EXPECT_EQ(Count(softmax.source, "sy_bar_init(sy_bars + 1, " + bytes), 2);
+  EXPECT_EQ(Count(softmax.source, "sy_cluster_begin();"), 2);
+  EXPECT_EQ(Count(softmax.source, "sy_buf_"), 0) << "no block reduction";
+  // Online, the (max, sum) pair is one reduction of 8-byte partials.
+  CodegenOptions online;
+  online.arch = 90;
+  online.row_max_shared = 227 * 1024 - 1024;
+  std::string error;
+  ASSERT_TRUE(ParseRowOptions("online=1", &online, &error)) << error;
+  GeneratedKernel pair;
+  ASSERT_TRUE(GenerateCuda(ir.Abi(), online, &pair, &error)) << error;
+  EXPECT_EQ(Count(pair.source, "sy_parts_ms + 0, sy_bars + 0, "), 2) << pair.source;
+  const int pair_parts = pair.vector.cluster * pair.vector.block / 32;
+  EXPECT_EQ(Count(pair.source, "sy_bar_init(sy_bars + 0, " + std::to_string(pair_parts * 8) + "u);"),
+            2);
+  EXPECT_EQ(Count(pair.source, "sy_bars + 1"), 0);
+  // rms_norm's one reduction is its first.
   const GeneratedKernel rms = Generate(RmsNorm(SY_DTYPE_F32, {64, 65536}, 1), "rms_norm");
   ASSERT_GT(rms.vector.cluster, 1);
-  EXPECT_EQ(Count(rms.source, ", true);"), 0) << rms.source;
-  EXPECT_EQ(Count(rms.source, end), 2) << rms.source;
-  // Block rows have no cluster barrier at all.
+  EXPECT_EQ(Count(rms.source, ", true);"), 2) << rms.source;
+  EXPECT_EQ(Count(rms.source, ", false);"), 0) << rms.source;
+  // Block rows have no cluster reduction at all.
   const GeneratedKernel block = Generate(Softmax(SY_DTYPE_BF16, 64, 16384), "block softmax");
   EXPECT_EQ(block.vector.cluster, 1);
   EXPECT_EQ(Count(block.source, "sy_cluster_"), 0) << block.source;
+  EXPECT_EQ(Count(block.source, "sy_bar"), 0) << block.source;
 }
 
 // A row's input kept in registers by the first stage holds converted

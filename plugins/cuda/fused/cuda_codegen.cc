@@ -345,8 +345,8 @@ class Generator {
                (p.kept_size == 4 && p.threads_per_row() > DefaultRowShape(4).max_block &&
                 p.threads_per_row() <= shaped.max_block * shaped.max_cluster);
     }
-    if (shared && p.shared && SharedBytes(p, vec_) <= o_.row_max_shared &&
-        SharedBytes(p, 1) <= o_.row_max_shared) {
+    const int64_t room = o_.row_max_shared - ClusterSharedBytes(p);
+    if (shared && p.shared && SharedBytes(p, vec_) <= room && SharedBytes(p, 1) <= room) {
       return p;
     }
     return PlanRows(false);
@@ -400,6 +400,15 @@ class Generator {
           p.cluster = cluster;
           break;
         }
+      }
+      // Note [Row kernel shapes]: one block of 1024 an SM leaves the SM's
+      // memory idle while the block reduces; two blocks of 512 overlap.
+      // Only the defaults split: a shape asked for stays as asked.
+      if (defaults.split_block > 0 && o_.row_max_block == 0 && o_.row_max_cluster == 0 &&
+          p.block == 1024 && p.cluster == max_cluster &&
+          p.cluster * (1024 / defaults.split_block) <= kMaxCluster) {
+        p.cluster *= 1024 / defaults.split_block;
+        p.block = defaults.split_block;
       }
     }
     return p;
@@ -477,10 +486,10 @@ class Generator {
       attrs = "__cluster_dims__(" + std::to_string(plan.cluster) + ", 1, 1) " + attrs;
     }
     w.Open("extern \"C\" __global__ void " + attrs + " " + name + "(" + Params() + ")");
-    w.Line("__shared__ float sy_buf_f[32];");
-    w.Line("__shared__ double sy_buf_d[32];");
-    int reductions = 0;
-    for (int i = 0; i < k_.num_instrs; ++i) reductions += IsReduce(k_.instrs[i].op) ? 1 : 0;
+    if (plan.cluster == 1) {
+      w.Line("__shared__ float sy_buf_f[32];");
+      w.Line("__shared__ double sy_buf_d[32];");
+    }
     // Note [Online softmax]: in block and cluster rows, max-then-sum stage
     // pairs reduce once, as (max, sum) pairs. pair_max[i] / pair_sum[i]:
     // the pair instruction i opens / closes.
@@ -491,15 +500,24 @@ class Generator {
       pair_max[pairs[p].max] = static_cast<int>(p);
       pair_sum[pairs[p].sum] = static_cast<int>(p);
     }
-    if (!pairs.empty()) w.Line("__shared__ sy_ms sy_buf_ms[32];");
-    if (plan.cluster > 1) {
-      // One slot per reduction for the block's partial, read by the
-      // cluster's other blocks.
-      const std::string n = std::to_string(std::max(1, reductions));
-      w.Line("__shared__ float sy_slot_f[" + n + "];");
-      w.Line("__shared__ double sy_slot_d[" + n + "];");
-      if (!pairs.empty()) {
-        w.Line("__shared__ sy_ms sy_slot_ms[" + std::to_string(pairs.size()) + "];");
+    if (!pairs.empty() && plan.cluster == 1) w.Line("__shared__ sy_ms sy_buf_ms[32];");
+    // Note [Cluster reductions by pushes] (cuda_prelude.cc): a barrier per
+    // reduction, f32 ones first, then f64, then the online pairs, and
+    // room for every warp's partial of each.
+    cluster_ = plan.cluster > 1 ? CountClusterReductions(plan, pairs) : ClusterReductions{};
+    cluster_reduces_ = 0;
+    const int bars = cluster_.f + cluster_.d + cluster_.ms;
+    if (bars > 0) {
+      const std::string parts = std::to_string(cluster_.parts());
+      w.Line("__shared__ __align__(8) unsigned long long sy_bars[" + std::to_string(bars) + "];");
+      if (cluster_.f > 0) {
+        w.Line("__shared__ float sy_parts_f[" + std::to_string(cluster_.f) + " * " + parts + "];");
+      }
+      if (cluster_.d > 0) {
+        w.Line("__shared__ double sy_parts_d[" + std::to_string(cluster_.d) + " * " + parts + "];");
+      }
+      if (cluster_.ms > 0) {
+        w.Line("__shared__ sy_ms sy_parts_ms[" + std::to_string(cluster_.ms) + " * " + parts + "];");
       }
     }
     if (plan.warp) {
@@ -520,6 +538,16 @@ class Generator {
       w.Line("const int lane = threadIdx.x;");
     }
     w.Line("if (row >= " + I64(rows_) + ") return;");
+    if (bars > 0) {
+      w.Open("if (threadIdx.x == 0)");
+      for (int b = 0; b < bars; ++b) {
+        const int size = b < cluster_.f ? 4 : 8;  // f32; f64 and (max, sum) pairs
+        w.Line("sy_bar_init(sy_bars + " + std::to_string(b) + ", " +
+               std::to_string(cluster_.parts() * size) + "u);");
+      }
+      w.Close();
+      w.Line("sy_cluster_begin();");
+    }
     Decompose(w, "row_", "row", 0, first_reduced, true);
     // Note [Shifted rows]: the row's head (the elements before its first
     // aligned one), its whole steps and its tail, and each kept input's
@@ -555,8 +583,7 @@ class Generator {
         }
       }
     }
-    int reduction = 0;
-    cluster_reduces_ = 0;
+    int f_reduction = 0, d_reduction = 0;  // cluster rows' f32 and f64 ones so far
     for (int s = 0; s < k_.num_stages; ++s) {
       w.Line("// stage " + std::to_string(s));
       std::vector<int> row_steps, elem_steps;
@@ -625,27 +652,61 @@ class Generator {
         if (plan.warp) {
           reduced = "sy_warp_reduce(" + acc + ", " + op + ")";
         } else if (plan.cluster > 1) {
-          reduced = "sy_cluster_reduce(" + acc + ", " + op + ", " + buf + ", " +
-                    (wide ? "sy_slot_d + " : "sy_slot_f + ") + std::to_string(reduction) +
-                    ", " + identity + ", " + std::to_string(plan.cluster) + ", " +
-                    ClusterAfter() + ")";
+          // Barriers: the f32 reductions', then the f64 ones'.
+          int& index = wide ? d_reduction : f_reduction;
+          reduced = ClusterReduce(acc, op, wide ? "sy_parts_d" : "sy_parts_f", index,
+                                  (wide ? cluster_.f : 0) + index, identity);
+          ++index;
         } else {
           reduced = "sy_block_reduce(" + acc + ", " + op + ", " + buf + ", " + identity + ")";
         }
-        ++reduction;
         w.Line(std::string("const ") + ValueType(in.dtype) + " r" + std::to_string(i) + " = " +
                (wide ? reduced : Intermediate(in.dtype, reduced)) + ";");
       }
     }
-    // Note [Cluster arrivals] (the prelude): the last reduction's arrival
-    // is waited for here, so no block leaves while another reads its slot.
-    if (cluster_reduces_ > 0) w.Line("sy_cluster_wait();");
     w.Close();
   }
 
-  // sy_cluster_reduce's `after`: whether a cluster reduction came before
-  // this one in the kernel (its arrival is then waited for first).
-  std::string ClusterAfter() { return cluster_reduces_++ > 0 ? "true" : "false"; }
+  // Note [Cluster reductions by pushes]: how many reductions of each value
+  // type a cluster row makes, and the partials each receives.
+  struct ClusterReductions {
+    int f = 0, d = 0, ms = 0;  // f32, f64, (max, sum) pairs
+    int ranks = 0, warps = 0;  // blocks of the cluster, warps of a block
+    int parts() const { return ranks * warps; }
+  };
+  ClusterReductions CountClusterReductions(const RowPlan& plan,
+                                           const std::vector<OnlinePair>& pairs) const {
+    ClusterReductions n;
+    n.ranks = plan.cluster;
+    n.warps = plan.block / 32;
+    n.ms = static_cast<int>(pairs.size());
+    for (int i = 0; i < k_.num_instrs; ++i) {
+      if (!IsReduce(k_.instrs[i].op)) continue;
+      bool paired = false;
+      for (const OnlinePair& p : pairs) paired = paired || p.max == i || p.sum == i;
+      if (!paired) (Wide(k_.instrs[i].dtype) ? n.d : n.f) += 1;
+    }
+    return n;
+  }
+  // The shared memory a cluster row's reductions take (PlanRows' limit).
+  int64_t ClusterSharedBytes(const RowPlan& plan) const {
+    if (plan.cluster == 1) return 0;
+    const std::vector<OnlinePair> pairs =
+        o_.online_softmax ? FindOnlinePairs(k_) : std::vector<OnlinePair>();
+    const ClusterReductions n = CountClusterReductions(plan, pairs);
+    return int64_t{n.parts()} * (4 * n.f + 8 * (n.d + n.ms)) + 8 * (n.f + n.d + n.ms);
+  }
+
+  // A call of sy_cluster_reduce: partials `parts` + index, barrier `bar`.
+  std::string ClusterReduce(const std::string& acc, const std::string& op,
+                            const std::string& parts, int index, int bar,
+                            const std::string& identity) {
+    const std::string first = cluster_reduces_++ == 0 ? "true" : "false";
+    return "sy_cluster_reduce<" + std::to_string(cluster_.ranks) + ", " +
+           std::to_string(cluster_.warps) + ">(" + acc + ", " + op + ", " + parts + " + " +
+           std::to_string(index * cluster_.parts()) + ", sy_bars + " + std::to_string(bar) + ", " +
+           identity + ", " + first + ")";
+  }
 
   // A 16-bit division in a row kernel's element loop by one value of the
   // row (a reduction's result, or a row-level value): its reciprocal is
@@ -685,9 +746,8 @@ class Generator {
     const std::string identity = "sy_ms{-__int_as_float(0x7f800000), 0.f}";
     std::string reduced;
     if (plan.cluster > 1) {
-      reduced = "sy_cluster_reduce(" + acc + ", sy_online(), sy_buf_ms, sy_slot_ms + " +
-                std::to_string(p) + ", " + identity + ", " + std::to_string(plan.cluster) +
-                ", " + ClusterAfter() + ")";
+      reduced = ClusterReduce(acc, "sy_online()", "sy_parts_ms", p,
+                              cluster_.f + cluster_.d + p, identity);
     } else {
       reduced = "sy_block_reduce(" + acc + ", sy_online(), sy_buf_ms, " + identity + ")";
     }
@@ -886,7 +946,8 @@ class Generator {
   int64_t numel_ = 1, rows_ = 1, row_length_ = 1;
   std::vector<OperandPlan> operands_;
   std::vector<OnlinePair> sum_pairs_;  // of a row kernel (SumsOfExps), in either form
-  int cluster_reduces_ = 0;  // written so far in the row kernel (ClusterAfter)
+  ClusterReductions cluster_;  // of the row kernel being written
+  int cluster_reduces_ = 0;     // written so far in it (ClusterReduce's `first`)
   std::vector<int> aligned_;
   int vec_ = 1;
   bool shifted_ = false;  // Note [Shifted rows] (vector_width.h)

@@ -24,7 +24,8 @@
 //     read along the row has the same offsets (Note [Shifted rows] in
 //     vector_width.h). Reductions
 //     combine with warp shuffles, across warps through shared memory, and
-//     across a cluster's blocks through distributed shared memory; every
+//     across a cluster's blocks by pushes into each block's shared memory
+//     (Note [Cluster reductions by pushes] in cuda_prelude.cc); every
 //     thread gets the result.
 //   - Vector stores are one st.global of 16 (8, 4, 2) bytes, elements
 //     packed into 32-bit words (sy_store): a store of the vector type is
@@ -56,10 +57,15 @@
 // row per stage; rms_norm 0.48 and 0.69) but carry f32's (softmax at
 // 65536: 0.79 with, 0.53 without), and f32 is best with blocks of 1024
 // before the cluster (rms_norm at 65536: 0.92 with 2 × 1024, 0.90 with
-// 4 × 512). A row more than the largest
-// block or cluster can keep (bf16 beyond 65536, f32 beyond 262144, f64
-// beyond 131072), or a long row before sm_90, is read again per stage
-// (from L2 while it holds it). Rows with nothing to keep take about 8
+// 4 × 512). Where a row needs 8 blocks of 1024 (f32 at 262144), it takes
+// 16 blocks of 512 instead (RowDefaults::split_block; sm_90's
+// non-portable cluster size, opted in when the kernel loads), so that two
+// blocks share an SM and one loads while the other reduces: measured on
+// the H200 with codegen 14, softmax and rms_norm at 262144 read 0.92–0.93
+// of copy bandwidth, against 0.82 and 0.88–0.89 with 8 × 1024. A row
+// more than the largest block or cluster can keep (bf16 beyond 65536, f32
+// beyond 262144, f64 beyond 131072), or a long row before sm_90, is read
+// again per stage (from L2 while it holds it). Rows with nothing to keep take about 8
 // vector accesses per thread and stage. The scalar entry keeps one element
 // per register, so it keeps bf16 rows up to 8192 only.
 //
@@ -77,11 +83,11 @@
 // (rms_norm f32 at 65536: 2 × 1024 against 4 × 512) or where another
 // GPU's SM count and L2 may tip them. Warp rows, elementwise kernels and
 // shapes pinned by SWITCHYARD_CUDA_FUSED_ROWS have one configuration.
-// Clusters of 16 (sm_90's non-portable size, opted in when the kernel
-// loads) are there to be asked for (cluster=16) and are no configuration:
-// the long rows in shared memory over 16 blocks of 256 or 512 threads,
-// several rows an SM, measured no faster than the defaults on the H200
-// (docs/fusion.md, "Clusters of 16").
+// Other clusters of 16 are there to be asked for (cluster=16) and are no
+// configuration: the long rows in shared memory over 16 blocks of 256 or
+// 512 threads, several rows an SM, measured no faster than the defaults
+// on the H200 (docs/fusion.md, "Clusters of 16"). The "cluster 8"
+// configuration is the 8 × 1024 kernel where the default splits.
 //
 // Thread-safety: pure function.
 #ifndef SWITCHYARD_PLUGINS_CUDA_FUSED_CUDA_CODEGEN_H_
@@ -131,8 +137,9 @@ struct CodegenOptions {
   // and f32 rows that a cluster of 256-thread blocks holds: shared
   // memory), 0 registers, 1 dynamic shared memory — where the block's
   // share of the row fits in row_max_shared bytes (the device's opt-in
-  // limit per block, less the kernels' static buffers; 48 KiB without
-  // opting in), else registers.
+  // limit per block, less the block reductions' static buffers; 48 KiB
+  // without opting in) with a cluster row's reduction partials, else
+  // registers.
   int row_shared = -1;
   int row_max_shared = 48 * 1024;
   // Max-then-sum stage pairs reduce once, online (Note [Online softmax] in
@@ -150,6 +157,10 @@ struct CodegenOptions {
 struct RowDefaults {
   int max_block;
   int max_cluster;
+  // Where a row needs the largest cluster of blocks of 1024, it takes
+  // twice as many blocks of this size instead (a cluster of 16, sm_90's
+  // non-portable size), so that two blocks share an SM; 0: never.
+  int split_block = 0;
 };
 RowDefaults DefaultRowShape(int kept_element_bytes);
 // The row shape of rows kept in shared memory, whatever the dtype: blocks

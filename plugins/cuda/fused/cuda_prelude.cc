@@ -178,53 +178,90 @@ template <class T, class Op> SY_INLINE T sy_block_reduce(T v, Op op, T* buf, T i
 }
 )";
 
-// Row kernels whose row spreads over a thread-block cluster (sm_90): each
-// block reduces its part, publishes it in its shared memory, and every warp
-// combines the cluster's partials through distributed shared memory.
+// Note [Cluster reductions by pushes]
+// A row spread over a thread-block cluster (sm_90) reduces in one step
+// per reduction: each warp reduces its threads' values by shuffles, and
+// lanes 0 … ranks−1 each push the warp's partial into one block of the
+// cluster (st.async into that block's shared memory, completing bytes on
+// its barrier for that reduction). Every block then waits on its own
+// barrier until all ranks × warps partials are in, and each of its warps
+// combines them in one fixed order (so every thread of the row gets the
+// same bits). Codegens up to 13 reduced through the block first (three
+// block barriers), published one partial a block, met at the cluster
+// barrier, read the others' partials from distributed shared memory, and
+// arrived at the cluster barrier again so that no block left while one
+// read its partial (Note [Cluster arrivals], docs/fusion.md): a round
+// trip where this takes one way. A block's barriers are initialized
+// before the cluster's one barrier of the kernel (sy_cluster_begin,
+// waited for by the first reduction, after the first stage's loads are
+// in flight), and each is used once: a row a cluster, a barrier a
+// reduction, phase 0. A block leaves only after its own partials are all
+// in, so no push lands in a block that has left.
 const char* const kClusterPreamble = R"(// Thread-block clusters (sm_90+).
-SY_INLINE void sy_cluster_arrive() {
-  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-SY_INLINE void sy_cluster_wait() {
-  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-SY_INLINE void sy_cluster_sync() { sy_cluster_arrive(); sy_cluster_wait(); }
 SY_INLINE unsigned sy_shared_address(const void* p) {
   unsigned a; asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p)); return a;
 }
-SY_INLINE float sy_remote(const float* p, unsigned rank) {
-  unsigned a; float v;
+// p's counterpart in the shared memory of the cluster's block `rank`.
+SY_INLINE unsigned sy_remote_address(const void* p, unsigned rank) {
+  unsigned a;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(sy_shared_address(p)), "r"(rank));
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(a) : "memory");
-  return v;
+  return a;
 }
-SY_INLINE double sy_remote(const double* p, unsigned rank) {
-  unsigned a; double v;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(sy_shared_address(p)), "r"(rank));
-  asm volatile("ld.shared::cluster.f64 %0, [%1];" : "=d"(v) : "r"(a) : "memory");
-  return v;
+SY_INLINE unsigned sy_cluster_rank() {
+  unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r;
 }
-SY_INLINE sy_ms sy_remote(const sy_ms* p, unsigned rank) {
-  return sy_ms{sy_remote(&p->m, rank), sy_remote(&p->s, rank)};
+// A reduction's barrier, by one thread before the cluster's first barrier
+// (sy_cluster_begin): complete once `bytes` have been pushed into the block.
+SY_INLINE void sy_bar_init(unsigned long long* bar, unsigned bytes) {
+  const unsigned a = sy_shared_address(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(a) : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(a), "r"(bytes) : "memory");
 }
-// Every thread of the cluster gets the result. `slot` is this reduction's
-// own shared value (no two reductions of a kernel share one). Note
-// [Cluster arrivals]: a block's slot must outlive the other blocks' reads
-// of it, so each reduction arrives at the cluster barrier once it has read
-// and waits for that phase only where it must: before the next
-// reduction's barrier (`after`: one came before) and at the kernel's end
-// (sy_cluster_wait, which the generator writes after the last stage).
-template <class T, class Op>
-SY_INLINE T sy_cluster_reduce(T v, Op op, T* buf, T* slot, T identity, int ranks, bool after) {
-  v = sy_block_reduce(v, op, buf, identity);
-  if (threadIdx.x == 0) *slot = v;
-  if (after) sy_cluster_wait();
-  sy_cluster_sync();
+// The barriers made visible to the cluster, and every thread's arrival at
+// the cluster barrier that the first reduction waits at.
+SY_INLINE void sy_cluster_begin() {
+  if (threadIdx.x == 0) asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+SY_INLINE void sy_bar_wait(unsigned long long* bar) {
+  const unsigned a = sy_shared_address(bar);
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(a) : "memory");
+  }
+}
+SY_INLINE void sy_push(float* to, float v, unsigned long long* bar, unsigned rank) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];"
+               :: "r"(sy_remote_address(to, rank)), "r"(__float_as_uint(v)), "r"(sy_remote_address(bar, rank)) : "memory");
+}
+SY_INLINE void sy_push(double* to, double v, unsigned long long* bar, unsigned rank) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];"
+               :: "r"(sy_remote_address(to, rank)), "l"(__double_as_longlong(v)), "r"(sy_remote_address(bar, rank)) : "memory");
+}
+SY_INLINE void sy_push(sy_ms* to, sy_ms v, unsigned long long* bar, unsigned rank) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%0], {%1, %2}, [%3];"
+               :: "r"(sy_remote_address(to, rank)), "r"(__float_as_uint(v.m)), "r"(__float_as_uint(v.s)),
+                  "r"(sy_remote_address(bar, rank)) : "memory");
+}
+// Note [Cluster reductions by pushes]. Every thread of the cluster gets
+// the result. `parts` holds kRanks × kWarps values and `bar` is this
+// reduction's own (sy_bar_init'ed with their bytes); `first`: the
+// kernel's first cluster reduction, which waits for sy_cluster_begin's
+// arrivals before pushing.
+template <int kRanks, int kWarps, class T, class Op>
+SY_INLINE T sy_cluster_reduce(T v, Op op, T* parts, unsigned long long* bar, T identity, bool first) {
+  v = sy_warp_reduce(v, op);
+  if (first) asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
   const int lane = threadIdx.x & 31;
-  T r = lane < ranks ? sy_remote(slot, (unsigned)lane) : identity;
-  r = sy_warp_reduce(r, op);
-  sy_cluster_arrive();
-  return r;
+  if (lane < kRanks) {
+    sy_push(parts + sy_cluster_rank() * kWarps + (threadIdx.x >> 5), v, bar, (unsigned)lane);
+  }
+  sy_bar_wait(bar);
+  T r = identity;
+#pragma unroll
+  for (int i = lane; i < kRanks * kWarps; i += 32) r = op(r, parts[i]);
+  return sy_warp_reduce(r, op);
 }
 )";
 

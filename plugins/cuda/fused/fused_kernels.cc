@@ -177,8 +177,8 @@ sy_error_t* Configs(const sy_fused_kernel_t* kernel, int device, const char* whe
   CodegenOptions options = rows.options;
   options.sm_count = info->sm_count;
   options.arch = info->arch;
-  // Row kernels' own static buffers (reductions, cluster slots) take well
-  // under 1 KiB of it.
+  // Block reductions' static buffers take under 1 KiB of it; a cluster
+  // row's partials are counted by the generator (PlanRows).
   options.row_max_shared = std::max(0, info->max_shared - 1024);
   *out = all ? LaunchConfigs(*kernel, options, /*pinned=*/!rows.text.empty())
              : std::vector<LaunchConfig>{{"default", options}};
@@ -221,7 +221,7 @@ const char* CompilerName() {
     const RowEnv& rows = RowOptions();
     const std::string shaped = rows.text.empty() ? "" : StrCat(" rows ", rows.text);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 13",
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 14",
                                      shaped);
   }();
   return name.c_str();

@@ -14,7 +14,7 @@ namespace sy::cuda::fusion {
 RowDefaults DefaultRowShape(int kept_element_bytes) {
   // Note [Row kernel shapes] has the measurements.
   if (kept_element_bytes <= 2) return {1024, 1};
-  if (kept_element_bytes == 4) return {1024, 8};
+  if (kept_element_bytes == 4) return {1024, 8, 512};
   return {512, 8};
 }
 
