@@ -792,6 +792,30 @@ TEST_F(CudaCodegen, ClusterRowsPushTheirPartialsToEveryBlock) {
   EXPECT_EQ(Count(block.source, "sy_bar"), 0) << block.source;
 }
 
+// A row kept in shared memory leaves room for its cluster reductions'
+// partials: where the row's share and the partials do not both fit the
+// block's limit, the row is kept in registers instead.
+TEST_F(CudaCodegen, SharedRowsLeaveRoomForTheClusterPartials) {
+  const Ir ir = Softmax(SY_DTYPE_BF16, 4, 262144);
+  const GeneratedKernel roomy = Generate(ir, "bf16 softmax");
+  ASSERT_GT(roomy.vector.smem, 0) << "kept in shared memory by default";
+  ASSERT_GT(roomy.vector.cluster, 1);
+  // Two f32 reductions of ranks × warps partials, and their barriers.
+  const int64_t partials =
+      int64_t{2} * roomy.vector.cluster * (roomy.vector.block / 32) * 4 + 2 * 8;
+  for (const int64_t spare : {int64_t{0}, int64_t{-1}}) {
+    CodegenOptions o;
+    o.arch = 90;
+    o.row_max_shared = static_cast<int>(roomy.vector.smem + partials + spare);
+    GeneratedKernel g;
+    std::string error;
+    ASSERT_TRUE(GenerateCuda(ir.Abi(), o, &g, &error)) << error;
+    const bool fits = spare == 0;
+    EXPECT_EQ(g.vector.smem, fits ? roomy.vector.smem : 0) << spare;
+    EXPECT_EQ(g.source.find("sy_keep[]") != std::string::npos, fits) << spare;
+  }
+}
+
 // A row's input kept in registers by the first stage holds converted
 // values; later stages read it as it is. Converting it again (a float read
 // as f16 bits) made every f16/bf16 softmax value 1/n on the H100.
