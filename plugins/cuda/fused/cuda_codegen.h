@@ -61,7 +61,7 @@
 // 16 blocks of 512 instead (RowDefaults::split_block; sm_90's
 // non-portable cluster size, opted in when the kernel loads), so that two
 // blocks share an SM and one loads while the other reduces: measured on
-// the H200 with codegen 14, softmax and rms_norm at 262144 read 0.92–0.93
+// the H200 with codegen 14, softmax and rms_norm at 262144 read 0.91–0.93
 // of copy bandwidth, against 0.82 and 0.88–0.89 with 8 × 1024. A row
 // more than the largest block or cluster can keep (bf16 beyond 65536, f32
 // beyond 262144, f64 beyond 131072), or a long row before sm_90, is read
