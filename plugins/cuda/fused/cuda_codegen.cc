@@ -493,8 +493,7 @@ class Generator {
     // Note [Online softmax]: in block and cluster rows, max-then-sum stage
     // pairs reduce once, as (max, sum) pairs. pair_max[i] / pair_sum[i]:
     // the pair instruction i opens / closes.
-    const std::vector<OnlinePair> pairs =
-        o_.online_softmax && !plan.warp ? FindOnlinePairs(k_) : std::vector<OnlinePair>();
+    const std::vector<OnlinePair> pairs = RowPairs(plan);
     std::vector<int> pair_max(k_.num_instrs, -1), pair_sum(k_.num_instrs, -1);
     for (size_t p = 0; p < pairs.size(); ++p) {
       pair_max[pairs[p].max] = static_cast<int>(p);
@@ -506,7 +505,7 @@ class Generator {
     // room for every warp's partial of each.
     cluster_ = plan.cluster > 1 ? CountClusterReductions(plan, pairs) : ClusterReductions{};
     cluster_reduces_ = 0;
-    const int bars = cluster_.f + cluster_.d + cluster_.ms;
+    const int bars = cluster_.bars();
     if (bars > 0) {
       const std::string parts = std::to_string(cluster_.parts());
       w.Line("__shared__ __align__(8) unsigned long long sy_bars[" + std::to_string(bars) + "];");
@@ -541,9 +540,8 @@ class Generator {
     if (bars > 0) {
       w.Open("if (threadIdx.x == 0)");
       for (int b = 0; b < bars; ++b) {
-        const int size = b < cluster_.f ? 4 : 8;  // f32; f64 and (max, sum) pairs
         w.Line("sy_bar_init(sy_bars + " + std::to_string(b) + ", " +
-               std::to_string(cluster_.parts() * size) + "u);");
+               std::to_string(cluster_.BarBytes(b)) + "u);");
       }
       w.Close();
       w.Line("sy_cluster_begin();");
@@ -673,7 +671,22 @@ class Generator {
     int f = 0, d = 0, ms = 0;  // f32, f64, (max, sum) pairs
     int ranks = 0, warps = 0;  // blocks of the cluster, warps of a block
     int parts() const { return ranks * warps; }
+    int bars() const { return f + d + ms; }
+    // The bytes barrier b counts: the f32 reductions' come first, then the
+    // 8-byte ones (f64, pairs).
+    int BarBytes(int b) const { return parts() * (b < f ? 4 : 8); }
+    // The partials and barriers in shared memory.
+    int64_t SharedBytes() const {
+      int64_t bytes = 0;
+      for (int b = 0; b < bars(); ++b) bytes += BarBytes(b) + 8;
+      return bytes;
+    }
   };
+  // Note [Online softmax]: the (max, sum) pairs a row kernel of `plan`
+  // reduces as one value.
+  std::vector<OnlinePair> RowPairs(const RowPlan& plan) const {
+    return o_.online_softmax && !plan.warp ? FindOnlinePairs(k_) : std::vector<OnlinePair>();
+  }
   ClusterReductions CountClusterReductions(const RowPlan& plan,
                                            const std::vector<OnlinePair>& pairs) const {
     ClusterReductions n;
@@ -690,11 +703,7 @@ class Generator {
   }
   // The shared memory a cluster row's reductions take (PlanRows' limit).
   int64_t ClusterSharedBytes(const RowPlan& plan) const {
-    if (plan.cluster == 1) return 0;
-    const std::vector<OnlinePair> pairs =
-        o_.online_softmax ? FindOnlinePairs(k_) : std::vector<OnlinePair>();
-    const ClusterReductions n = CountClusterReductions(plan, pairs);
-    return int64_t{n.parts()} * (4 * n.f + 8 * (n.d + n.ms)) + 8 * (n.f + n.d + n.ms);
+    return plan.cluster == 1 ? 0 : CountClusterReductions(plan, RowPairs(plan)).SharedBytes();
   }
 
   // A call of sy_cluster_reduce: partials `parts` + index, barrier `bar`.
