@@ -133,7 +133,9 @@ TEST_F(CudaCodegen, ContiguousOperandsWalkFlatWithAScalarTail) {
     EXPECT_NE(g.source.find("const sy_i64 t = " + std::to_string(groups * vec) +
                             "LL + threadIdx.x;"), std::string::npos);
     EXPECT_NE(g.source.find("out0[t] = "), std::string::npos);
-    EXPECT_NE(g.source.find("sy_store(out0 + oout0 + i, y0);"), std::string::npos) << g.source;
+    // bf16 results are rounded in pairs at the store (Note [Paired 16-bit stores]).
+    const std::string store = d == SY_DTYPE_BF16 ? "sy_store_bf16(" : "sy_store(";
+    EXPECT_NE(g.source.find(store + "out0 + oout0 + i, y0);"), std::string::npos) << g.source;
     EXPECT_NE(g.source.find("sy_store(out1 + oout1 + i, y1);"), std::string::npos) << g.source;
   }
   // No tail when VEC divides numel.
@@ -227,7 +229,8 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
         // (sy_store), never as the vector assigned through a pointer: NVCC
         // split that into one 2-byte store per bf16 element after the
         // division's branch (seen in the PTX).
-        EXPECT_NE(src.find("sy_store(out0 + oout0, y0);"), std::string::npos) << what;
+        EXPECT_NE(src.find(std::string(bf16 ? "sy_store_bf16(" : "sy_store(") +
+                           "out0 + oout0, y0);"), std::string::npos) << what;
         EXPECT_EQ(src.find("= y0;"), std::string::npos) << what;
         EXPECT_NE(src.find("asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\""),
                   std::string::npos);
@@ -684,7 +687,9 @@ TEST_F(CudaCodegen, SixteenBitRowsSpendFewerInstructionsAnElement) {
       const size_t second = g.source.find(rcp, first + 1);
       EXPECT_NE(second, std::string::npos) << what;
       EXPECT_EQ(g.source.find(rcp, second + 1), std::string::npos) << what;
-      EXPECT_TRUE(has(g, "= sy_div16_by(v")) << what;
+      // The divisor is softmax's sum, at least 1: no scaling.
+      EXPECT_TRUE(has(g, "= sy_div16_by_sum(v")) << what;
+      EXPECT_FALSE(has(g, "= sy_div16_by(v")) << what;
       EXPECT_FALSE(has(g, "= sy_div16(v")) << what;
       // bf16 vectors convert from words; the scalar entry's element is one value.
       EXPECT_EQ(has(g, "= sy_b2f_at(x0, e);"), d == SY_DTYPE_BF16) << what;
@@ -716,6 +721,85 @@ TEST_F(CudaCodegen, SixteenBitRowsSpendFewerInstructionsAnElement) {
   EXPECT_TRUE(has(every, "= __expf(")) << every.source;
   EXPECT_FALSE(has(every, "= sy_exp16_ftz(")) << every.source;
   EXPECT_FALSE(has(every, "= sy_rcp16_of(")) << every.source;
+}
+
+// y = combine(x, reduce(x)) over rows of n in dtype d, the reduction in
+// f32 and the combine in d, as the pass lowers it (x − max(x), x − min(x),
+// x / sum(x)).
+Ir RowOfOneReduction(sy_dtype_t d, int64_t n, int32_t reduce, int32_t combine) {
+  Ir b;
+  b.name = "row";
+  b.ndim = 2;
+  b.reduce_ndim = 1;
+  b.shape = {64, n};
+  b.Input(d, {n, 1});
+  b.Output(d, {n, 1});
+  const sy_dtype_t c = SY_DTYPE_F32;
+  auto x = [&](int stage) {
+    return b.Add(SY_FUSED_CAST, c, b.Add(SY_FUSED_LOAD, d, -1, -1, -1, 0, stage), -1, -1, 0,
+                 stage);
+  };
+  const int r = b.Add(reduce, c, x(0));
+  b.Add(SY_FUSED_STORE, d, b.Add(combine, d, x(1), r, -1, 0, 1), -1, -1, 0, 1);
+  return b;
+}
+
+// Note [Packed 16-bit max]: a row's max or min over an f16 or bf16 input
+// read 16 bytes at a time compares the words that hold it (vector entry,
+// sm_80 on: max.NaN.bf16x2 and kin); the scalar entry, f32 rows, sums and
+// sm_75 take the element loop. Note [Paired 16-bit stores]: 16-bit results
+// of a vector entry are rounded two to an instruction at the store. The
+// values are checked on a GPU (cuda_fusion_test SixteenBitMaxAndMinAreExact).
+TEST_F(CudaCodegen, SixteenBitMaxAndMinCompareWordsAndStoresRoundInPairs) {
+  struct Case {
+    sy_dtype_t d;
+    int32_t reduce;
+    const char* op;  // sy_pair_reduce's kOp
+  };
+  const Case cases[] = {{SY_DTYPE_BF16, SY_FUSED_REDUCE_MAX, "0"},
+                        {SY_DTYPE_BF16, SY_FUSED_REDUCE_MIN, "1"},
+                        {SY_DTYPE_F16, SY_FUSED_REDUCE_MAX, "2"},
+                        {SY_DTYPE_F16, SY_FUSED_REDUCE_MIN, "3"}};
+  for (const Case& c : cases) {
+    for (int64_t n : {1024, 4096, 65536}) {  // warp, block and cluster rows
+      const std::string what = std::string(c.d == SY_DTYPE_F16 ? "f16 " : "bf16 ") +
+                               (c.reduce == SY_FUSED_REDUCE_MAX ? "max" : "min") + " rows of " +
+                               std::to_string(n);
+      const Ir ir = RowOfOneReduction(c.d, n, c.reduce, SY_FUSED_SUB);
+      const GeneratedKernel g = n == 4096 ? Compile(ir, what, /*sm80=*/true) : Generate(ir, what);
+      const bool max = c.reduce == SY_FUSED_REDUCE_MAX;
+      const std::string identity = c.d == SY_DTYPE_BF16 ? (max ? "0xff80ff80u" : "0x7f807f80u")
+                                                        : (max ? "0xfc00fc00u" : "0x7c007c00u");
+      EXPECT_EQ(Count(g.source, "unsigned p2 = " + identity + ";"), 1) << what << "\n" << g.source;
+      EXPECT_EQ(Count(g.source, std::string("p2 = sy_pair_reduce<") + c.op + ">(p2, x0);"), 1)
+          << what;
+      EXPECT_EQ(Count(g.source, std::string("a2 = ") + (max ? "sy_maxf" : "sy_minf") +
+                                    "(a2, sy_pair_result<" + c.op + ">(p2));"), 1) << what;
+      // The scalar entry accumulates element by element.
+      EXPECT_EQ(Count(g.source, std::string("a2 = ") + (max ? "sy_maxf" : "sy_minf") + "(a2, v"),
+                1) << what;
+      const std::string store = c.d == SY_DTYPE_BF16 ? "sy_store_bf16(" : "sy_store_f16(";
+      EXPECT_EQ(Count(g.source, store + "out0 + oout0, y0);"), 1) << what;
+      EXPECT_EQ(Count(g.source, "sy_vec<float, 8> y0;"), 1) << what;
+    }
+  }
+  // Before sm_80, none of it.
+  const GeneratedKernel old = Generate(RowOfOneReduction(SY_DTYPE_BF16, 4096, SY_FUSED_REDUCE_MAX,
+                                                         SY_FUSED_SUB), "bf16 sm_75", 75);
+  EXPECT_EQ(Count(old.source, "= sy_pair_reduce<"), 0) << old.source;
+  // f32 rows and sums keep the element loop.
+  const GeneratedKernel f32 = Generate(
+      RowOfOneReduction(SY_DTYPE_F32, 4096, SY_FUSED_REDUCE_MAX, SY_FUSED_SUB), "f32 max");
+  EXPECT_EQ(Count(f32.source, "= sy_pair_reduce<"), 0) << f32.source;
+  EXPECT_EQ(Count(f32.source, "sy_store_bf16(out0"), 0) << f32.source;
+  EXPECT_EQ(Count(f32.source, "sy_store(out0 + oout0, y0);"), 1) << f32.source;
+  const GeneratedKernel sum = Compile(
+      RowOfOneReduction(SY_DTYPE_BF16, 4096, SY_FUSED_REDUCE_SUM, SY_FUSED_DIV), "bf16 sum");
+  EXPECT_EQ(Count(sum.source, "= sy_pair_reduce<"), 0) << sum.source;
+  // A division by a row's sum that is not softmax's may be below 1 or
+  // subnormal: the reciprocal keeps its scaling.
+  EXPECT_EQ(Count(sum.source, "= sy_div16_by(v"), 2) << sum.source;
+  EXPECT_EQ(Count(sum.source, "= sy_div16_by_sum("), 0) << sum.source;
 }
 
 // Note [Unguarded row steps]: a step inside the row for every lane has no

@@ -375,11 +375,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 14"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 15"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 14";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 15";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }
@@ -434,6 +434,58 @@ TEST_F(CudaFusion, SoftmaxRowsWithMaskedAndNonFiniteEntries) {
         EXPECT_TRUE(std::isnan(got[0][2 * n])) << what << ": an all −inf row is NaN";
         EXPECT_TRUE(std::isnan(got[0][3 * n])) << what << ": a NaN makes its row NaN";
         EXPECT_FALSE(std::isnan(got[0][5 * n])) << what;
+      }
+    }
+  }
+}
+
+// Note [Packed 16-bit max] and [Paired 16-bit stores] (cuda_codegen.cc): a
+// row's max and min over f16 and bf16 elements compare the elements two to
+// an instruction, and 16-bit results are rounded two to an instruction.
+// The max and min must equal float64's exactly — whichever half of a word
+// holds the extreme, the NaN, or a row that is all −inf — and x − max,
+// x − min and softmax (f16's stores) match the unfused graph, at lengths
+// that take the warp, block and cluster kernels.
+TEST_F(CudaFusion, SixteenBitMaxAndMinAreExact) {
+  for (sy_dtype_t dtype : {SY_DTYPE_F16, SY_DTYPE_BF16}) {
+    for (int64_t n : {int64_t{1000}, int64_t{4096}, int64_t{65536}}) {
+      const int64_t rows = 5;
+      std::vector<double> xs = RandomValues(static_cast<size_t>(rows * n), 31, -4, 4);
+      xs[0 * n + n / 2] = 9.5;                     // row 0: the max in an even lane
+      xs[0 * n + n / 2 + 3] = -9.5;                // and the min in an odd one
+      xs[1 * n + n - 1] = NAN;                     // row 1: a NaN in the last (odd) lane
+      for (int64_t j = 0; j < n; ++j) xs[2 * n + j] = -INFINITY;  // row 2: all −inf
+      xs[3 * n + 2] = NAN;                         // row 3: a NaN in an even lane
+      const Tensor x = FromValues(*rt_, *cuda_, dtype, {rows, n}, xs);
+      const std::string what = Name(dtype) + " rows of " + std::to_string(n);
+      CompileStats stats;
+      std::vector<std::vector<double>> got = Check(
+          *compiler_, {x},
+          [&](const std::vector<Tensor>& in) {
+            const Tensor m = Op("max", {in[0]}, {Attr({-1}), Attr(true)});
+            const Tensor l = Op("min", {in[0]}, {Attr({-1}), Attr(true)});
+            return std::vector<Tensor>{m, l, Op("sub.Tensor", {in[0], m}),
+                                       Op("sub.Tensor", {in[0], l}), Op("softmax", {in[0]})};
+          },
+          Tolerance(dtype) * 8, what, &stats);
+      EXPECT_EQ(stats.unfused_groups, 0) << what << "\n" << description_;
+      ASSERT_EQ(got.size(), 5u) << what;
+      for (int64_t r = 0; r < rows; ++r) {
+        double want_max = -INFINITY, want_min = INFINITY;
+        bool nan = false;
+        for (int64_t j = 0; j < n; ++j) {
+          const double v = RoundTo(dtype, xs[r * n + j]);
+          nan = nan || std::isnan(v);
+          want_max = std::max(want_max, v);
+          want_min = std::min(want_min, v);
+        }
+        if (nan) {
+          EXPECT_TRUE(std::isnan(got[0][r])) << what << " row " << r;
+          EXPECT_TRUE(std::isnan(got[1][r])) << what << " row " << r;
+        } else {
+          EXPECT_EQ(got[0][r], want_max) << what << " row " << r;
+          EXPECT_EQ(got[1][r], want_min) << what << " row " << r;
+        }
       }
     }
   }

@@ -95,7 +95,8 @@ class Generator {
   };
 
   // One instruction as a statement, given how to read input k's element
-  // (`load(k)`, an Element) and write output k's.
+  // (`load(k)`, an Element) and write output k's value (`store(k, v)`, v
+  // the computed value: Stored gives its storage form).
   template <class Load, class Store>
   void Instr(Writer& w, int i, Load&& load, Store&& store) {
     const sy_fused_instr_t& in = k_.instrs[i];
@@ -114,7 +115,7 @@ class Generator {
         return;
       }
       case SY_FUSED_STORE:
-        store(in.index, FromValue(k_.outputs[in.index].dtype, arg(in.a)));
+        store(in.index, arg(in.a));
         return;
       case SY_FUSED_CONST:
         w.Line(std::string("const ") + type + " " + name + " = " + Literal(in.imm, wide) + ";");
@@ -134,8 +135,9 @@ class Generator {
       default: {
         // Compares compute in their operands' type and give a float 0/1.
         const bool w_op = IsCompare(in.op) ? Wide(k_.instrs[in.a].dtype) : wide;
-        std::string e = DividesByRow(i)  ? "sy_div16_by(" + arg(in.a) + ", q" +
-                                               std::to_string(i) + ")"
+        std::string e = DividesByRow(i)  ? (DividesBySumOfExps(i) ? "sy_div16_by_sum("
+                                                                   : "sy_div16_by(") +
+                                               arg(in.a) + ", q" + std::to_string(i) + ")"
                         : SumsOfExps(i) ? "sy_exp16_ftz(" + arg(in.a) + ")"
                                          : Sixteen(in.dtype, in.op, arg(in.a), arg(in.b));
         if (e.empty()) {
@@ -170,7 +172,7 @@ class Generator {
           [&](int k) { return "__ldg(" + operands_[k].ptr + " + o" + operands_[k].ptr + ")"; },
           [&](int k, const std::string& v) {
             const OperandPlan& p = operands_[k_.num_inputs + k];
-            w.Line(p.ptr + "[o" + p.ptr + "] = " + v + ";");
+            w.Line(p.ptr + "[o" + p.ptr + "] = " + Stored(k, v) + ";");
           });
     }
     w.Close();
@@ -206,7 +208,7 @@ class Generator {
               },
               [&](int k, const std::string& v) {
                 const OperandPlan& p = operands_[k_.num_inputs + k];
-                w.Line(p.ptr + (p.all_zero ? "[0]" : "[t]") + " = " + v + ";");
+                w.Line(p.ptr + (p.all_zero ? "[0]" : "[t]") + " = " + Stored(k, v) + ";");
               });
         }
         w.Close();
@@ -267,10 +269,7 @@ class Generator {
       }
     }
     for (int k = 0; k < k_.num_outputs; ++k) {
-      if (!stored[k]) continue;
-      const OperandPlan& p = operands_[k_.num_inputs + k];
-      w.Line("sy_vec<" + std::string(StorageOf(p.dtype).ctype) + ", " + V + "> y" +
-             std::to_string(k) + ";");
+      if (stored[k]) DeclareOutputVector(w, k, vec_);
     }
     w.Line("#pragma unroll");
     w.Open("for (int e = 0; e < " + V + "; ++e)");
@@ -282,17 +281,43 @@ class Generator {
             return Element("x" + std::to_string(k), p.unit_inner && !p.all_zero);
           },
           [&](int k, const std::string& v) {
-            w.Line("y" + std::to_string(k) + ".v[e] = " + v + ";");
+            w.Line("y" + std::to_string(k) + ".v[e] = " + OutputLane(k, v) + ";");
           });
     }
     w.Close();
     for (int k = 0; k < k_.num_outputs; ++k) {
       if (!stored[k]) continue;
       const OperandPlan& p = operands_[k_.num_inputs + k];
-      const std::string t = StorageOf(p.dtype).ctype;
-      w.Line("sy_store(" + p.ptr + " + o" + p.ptr + " + " + base + ", y" + std::to_string(k) +
-             ");");
+      StoreOutputVector(w, k, p.ptr + " + o" + p.ptr + " + " + base);
     }
+  }
+
+  // Output k's storage value of the computed value v.
+  std::string Stored(int k, const std::string& v) const {
+    return FromValue(k_.outputs[k].dtype, v);
+  }
+
+  // Note [Paired 16-bit stores]: a vector body gathers an f16 or bf16
+  // output's v elements as f32 and rounds them two to an instruction at
+  // the store (sy_store_bf16 / sy_store_f16: cvt.rn.{bf16,f16}x2 from
+  // sm_80), where rounding each as it is computed took a conversion an
+  // element and a permute a pair to pack them — the same values.
+  bool PairsAtStore(int k) const {
+    const sy_dtype_t d = k_.outputs[k].dtype;
+    return d == SY_DTYPE_F16 || d == SY_DTYPE_BF16;
+  }
+  void DeclareOutputVector(Writer& w, int k, int v) const {
+    const std::string t = PairsAtStore(k) ? "float" : StorageOf(k_.outputs[k].dtype).ctype;
+    w.Line("sy_vec<" + t + ", " + std::to_string(v) + "> y" + std::to_string(k) + ";");
+  }
+  std::string OutputLane(int k, const std::string& v) const {
+    return PairsAtStore(k) ? "(float)(" + v + ")" : Stored(k, v);
+  }
+  void StoreOutputVector(Writer& w, int k, const std::string& address) const {
+    const std::string store = !PairsAtStore(k)                          ? "sy_store("
+                              : k_.outputs[k].dtype == SY_DTYPE_BF16 ? "sy_store_bf16("
+                                                                      : "sy_store_f16(";
+    w.Line(store + address + ", y" + std::to_string(k) + ");");
   }
 
   // ---- Row kernels ------------------------------------------------------------
@@ -494,6 +519,7 @@ class Generator {
     // pairs reduce once, as (max, sum) pairs. pair_max[i] / pair_sum[i]:
     // the pair instruction i opens / closes.
     const std::vector<OnlinePair> pairs = RowPairs(plan);
+    row_pairs_ = pairs;
     std::vector<int> pair_max(k_.num_instrs, -1), pair_sum(k_.num_instrs, -1);
     for (size_t p = 0; p < pairs.size(); ++p) {
       pair_max[pairs[p].max] = static_cast<int>(p);
@@ -595,7 +621,7 @@ class Generator {
             [&](int k) { return "__ldg(" + operands_[k].ptr + " + row_o" + operands_[k].ptr + ")"; },
             [&](int k, const std::string& val) {
               const OperandPlan& p = operands_[k_.num_inputs + k];
-              w.Line("if (lane == 0) " + p.ptr + "[row_o" + p.ptr + "] = " + val + ";");
+              w.Line("if (lane == 0) " + p.ptr + "[row_o" + p.ptr + "] = " + Stored(k, val) + ";");
             });
       }
       if (elem_steps.empty()) continue;
@@ -604,6 +630,10 @@ class Generator {
         if (!IsReduce(in.op)) continue;
         w.Line(std::string(ValueType(in.dtype)) + " a" + std::to_string(i) + " = " +
                ReduceInit(in) + ";");
+        const int paired = InOnlinePair(i) ? -1 : PairReduced(i, v);
+        if (paired >= 0) {
+          w.Line("unsigned p" + std::to_string(i) + " = " + PairIdentity(i, paired) + ";");
+        }
       }
       // Per kept input: whether this stage loads it into registers (its
       // first) or reads it from them.
@@ -629,6 +659,13 @@ class Generator {
       }
       ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep, slot);
       if (closing >= 0) w.Close();
+      for (int i : elem_steps) {
+        const int paired = IsReduce(k_.instrs[i].op) && !InOnlinePair(i) ? PairReduced(i, v) : -1;
+        if (paired < 0) continue;
+        const std::string a = "a" + std::to_string(i);
+        w.Line(a + " = " + (k_.instrs[i].op == SY_FUSED_REDUCE_MAX ? "sy_maxf(" : "sy_minf(") +
+               a + ", sy_pair_result<" + PairOp(i, paired) + ">(p" + std::to_string(i) + "));");
+      }
       for (int i : elem_steps) {
         const sy_fused_instr_t& in = k_.instrs[i];
         if (!IsReduce(in.op) || pair_max[i] >= 0) continue;  // a pair reduces at its sum
@@ -729,6 +766,62 @@ class Generator {
     }
     const sy_fused_instr_t& b = k_.instrs[in.b];
     return b.row_level == 1 || IsReduce(b.op);
+  }
+
+  // Note [Packed 16-bit max]: a row's max (or min) over an f16 or bf16
+  // input, read v-wide, compares the words that hold it two elements to an
+  // instruction (max.NaN.bf16x2 and kin, sm_80 on), on the storage values:
+  // conversion to f32 is exact and keeps the order, so the result is the
+  // same, and the per-element conversions it saves are dead code. In bf16
+  // softmax that is two instructions an element of the max's stage (a
+  // conversion and a compare) become half of one. The input k it reduces
+  // (the reduction's operand is k's LOAD, through casts to f32 or to k's
+  // own dtype), or -1.
+  int PairReduced(int i, int v) const {
+    const sy_fused_instr_t& in = k_.instrs[i];
+    if (o_.arch < 80 || v < 2 || k_.reduce_ndim != 1 || Wide(in.dtype) ||
+        (in.op != SY_FUSED_REDUCE_MAX && in.op != SY_FUSED_REDUCE_MIN)) {
+      return -1;
+    }
+    int j = in.a;
+    while (j >= 0 && k_.instrs[j].op == SY_FUSED_CAST && k_.instrs[j].a >= 0 &&
+           (k_.instrs[j].dtype == SY_DTYPE_F32 ||
+            k_.instrs[j].dtype == k_.instrs[k_.instrs[j].a].dtype)) {
+      j = k_.instrs[j].a;
+    }
+    if (j < 0 || k_.instrs[j].op != SY_FUSED_LOAD || k_.instrs[j].row_level != 0) return -1;
+    const int k = k_.instrs[j].index;
+    const OperandPlan& p = operands_[k];
+    const bool sixteen = p.dtype == SY_DTYPE_F16 || p.dtype == SY_DTYPE_BF16;
+    return sixteen && p.unit_inner && !p.all_zero ? k : -1;
+  }
+  // sy_pair_reduce's kOp for reduction i over input k, and its identity
+  // word (two -inf for a max, two +inf for a min).
+  std::string PairOp(int i, int k) const {
+    const bool bf16 = operands_[k].dtype == SY_DTYPE_BF16;
+    const bool max = k_.instrs[i].op == SY_FUSED_REDUCE_MAX;
+    return std::to_string((bf16 ? 0 : 2) + (max ? 0 : 1));
+  }
+  std::string PairIdentity(int i, int k) const {
+    const bool bf16 = operands_[k].dtype == SY_DTYPE_BF16;
+    const bool max = k_.instrs[i].op == SY_FUSED_REDUCE_MAX;
+    return bf16 ? (max ? "0xff80ff80u" : "0x7f807f80u") : (max ? "0xfc00fc00u" : "0x7c007c00u");
+  }
+  bool InOnlinePair(int i) const {
+    for (const OnlinePair& p : row_pairs_) {
+      if (p.max == i || p.sum == i) return true;
+    }
+    return false;
+  }
+
+  // A DividesByRow division whose divisor is softmax's sum — the sum of an
+  // online pair, exp(x − max(x)) over the row, the pair's max included:
+  // 1 ≤ sum ≤ n or NaN, so no scaling (sy_div16_by_sum).
+  bool DividesBySumOfExps(int i) const {
+    for (const OnlinePair& p : sum_pairs_) {
+      if (k_.instrs[i].b == p.sum) return true;
+    }
+    return false;
   }
 
   // A 16-bit exp whose values only softmax's sum reads — the EXP of an
@@ -910,10 +1003,13 @@ class Generator {
     }
     const bool vector = v > 1;
     for (int k = 0; k < k_.num_outputs; ++k) {
-      if (!stored[k] || !vector) continue;
-      const OperandPlan& p = operands_[k_.num_inputs + k];
-      w.Line("sy_vec<" + std::string(StorageOf(p.dtype).ctype) + ", " + std::to_string(v) +
-             "> y" + std::to_string(k) + ";");
+      if (stored[k] && vector) DeclareOutputVector(w, k, v);
+    }
+    for (int i : steps) {
+      const int k = IsReduce(k_.instrs[i].op) && !InOnlinePair(i) ? PairReduced(i, v) : -1;
+      if (k < 0) continue;
+      const std::string p = "p" + std::to_string(i);
+      w.Line(p + " = sy_pair_reduce<" + PairOp(i, k) + ">(" + p + ", x" + std::to_string(k) + ");");
     }
     if (vector) {
       w.Line("#pragma unroll");
@@ -921,7 +1017,7 @@ class Generator {
     }
     for (int i : steps) {
       if (IsReduce(k_.instrs[i].op)) {
-        Accumulate(w, i);
+        if (InOnlinePair(i) || PairReduced(i, v) < 0) Accumulate(w, i);
         continue;
       }
       Instr(
@@ -932,10 +1028,10 @@ class Generator {
           },
           [&](int k, const std::string& val) {
             if (vector) {
-              w.Line("y" + std::to_string(k) + ".v[e] = " + val + ";");
+              w.Line("y" + std::to_string(k) + ".v[e] = " + OutputLane(k, val) + ";");
             } else {
               const OperandPlan& p = operands_[k_.num_inputs + k];
-              w.Line(p.ptr + "[o" + p.ptr + "] = " + val + ";");
+              w.Line(p.ptr + "[o" + p.ptr + "] = " + Stored(k, val) + ";");
             }
           });
     }
@@ -944,7 +1040,7 @@ class Generator {
     for (int k = 0; k < k_.num_outputs; ++k) {
       if (!stored[k]) continue;
       const OperandPlan& p = operands_[k_.num_inputs + k];
-      w.Line("sy_store(" + p.ptr + " + o" + p.ptr + ", y" + std::to_string(k) + ");");
+      StoreOutputVector(w, k, p.ptr + " + o" + p.ptr);
     }
   }
 
@@ -956,6 +1052,7 @@ class Generator {
   std::vector<OperandPlan> operands_;
   std::vector<OnlinePair> sum_pairs_;  // of a row kernel (SumsOfExps), in either form
   ClusterReductions cluster_;  // of the row kernel being written
+  std::vector<OnlinePair> row_pairs_;  // its online pairs (RowPairs)
   int cluster_reduces_ = 0;     // written so far in it (ClusterReduce's `first`)
   std::vector<int> aligned_;
   int vec_ = 1;

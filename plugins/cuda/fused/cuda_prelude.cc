@@ -15,6 +15,7 @@ template <class T, int N> struct alignas(sizeof(T) * N) sy_vec { T v[N]; };
 // slow path does): 2-byte stores for bf16.
 SY_INLINE unsigned sy_u32(float x) { return __float_as_uint(x); }
 SY_INLINE unsigned sy_u32(int x) { return (unsigned)x; }
+SY_INLINE unsigned sy_u32(unsigned x) { return x; }
 SY_INLINE unsigned long long sy_u64(double x) { return (unsigned long long)__double_as_longlong(x); }
 SY_INLINE unsigned long long sy_u64(long long x) { return (unsigned long long)x; }
 template <class T, int N> SY_INLINE void sy_store(T* p, const sy_vec<T, N>& y) {
@@ -70,6 +71,35 @@ SY_INLINE unsigned short sy_f2b(float f) {
   return (unsigned short)(u >> 16);
 #endif
 }
+// Note [Paired 16-bit stores] (cuda_codegen.cc): a vector of f16 or bf16
+// results is rounded two elements to an instruction (cvt.rn.{f16,bf16}x2,
+// sm_80 on; the same rounding as one at a time) and stored as its words.
+SY_INLINE unsigned sy_f2b2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned w; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
+#else
+  return (unsigned)sy_f2b(lo) | ((unsigned)sy_f2b(hi) << 16);
+#endif
+}
+SY_INLINE unsigned sy_f2h2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  unsigned w; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
+#else
+  return (unsigned)sy_f2h(lo) | ((unsigned)sy_f2h(hi) << 16);
+#endif
+}
+template <int N> SY_INLINE void sy_store_bf16(unsigned short* p, const sy_vec<float, N>& y) {
+  sy_vec<unsigned, N / 2> w;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) w.v[i] = sy_f2b2(y.v[2 * i], y.v[2 * i + 1]);
+  sy_store(reinterpret_cast<unsigned*>(p), w);
+}
+template <int N> SY_INLINE void sy_store_f16(unsigned short* p, const sy_vec<float, N>& y) {
+  sy_vec<unsigned, N / 2> w;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) w.v[i] = sy_f2h2(y.v[2 * i], y.v[2 * i + 1]);
+  sy_store(reinterpret_cast<unsigned*>(p), w);
+}
 SY_INLINE float sy_rh(float f) { return sy_h2f(sy_f2h(f)); }
 SY_INLINE float sy_rb(float f) { return sy_b2f(sy_f2b(f)); }
 // Results rounded to f16 or bf16 (Note [16-bit results] in cuda_spelling.cc):
@@ -93,6 +123,10 @@ SY_INLINE sy_rcp16 sy_rcp16_of(float b) {
   return sy_rcp16{s, r};
 }
 SY_INLINE float sy_div16_by(float a, sy_rcp16 q) { return (a * q.s) * q.r; }
+// A division by softmax's sum, a sum of exp(x - max(x)) over the row: it
+// holds exp(0) = 1 and at most n terms of at most 1, so 1 <= b <= n (or
+// b is NaN) and q.s is 1. The same value as sy_div16_by, one multiply.
+SY_INLINE float sy_div16_by_sum(float a, sy_rcp16 q) { return a * q.r; }
 // __expf without its handling of subnormal results (below 2^-126, for x
 // below -87.3), which come out 0: three instructions fewer. Only for the
 // exps of softmax's sum (Note [16-bit results] in cuda_spelling.cc).
@@ -119,6 +153,42 @@ SY_INLINE float sy_minf(float a, float b) { float r; asm("min.NaN.f32 %0, %1, %2
 SY_INLINE float sy_maxf(float a, float b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
 SY_INLINE float sy_minf(float a, float b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 #endif
+// Note [Packed 16-bit max] (cuda_codegen.cc): a row's max or min over f16
+// or bf16 elements, two to an instruction on the 32-bit words that hold
+// them (sm_80 on), NaN-propagating as sy_maxf. kOp: 0 max and 1 min of
+// bf16, 2 max and 3 min of f16. The identity is the pair of -inf (max) or
+// +inf (min); sy_pair_result gives a word's two lanes' result as f32.
+template <int kOp> SY_INLINE float sy_pair_lane(unsigned w, int hi) {
+  if constexpr (kOp < 2) return __uint_as_float(hi ? w & 0xffff0000u : w << 16);
+  else return sy_h2f((unsigned short)(hi ? w >> 16 : w));
+}
+template <int kOp> SY_INLINE float sy_pair_result(unsigned w) {
+  const float lo = sy_pair_lane<kOp>(w, 0), hi = sy_pair_lane<kOp>(w, 1);
+  return kOp % 2 == 0 ? sy_maxf(lo, hi) : sy_minf(lo, hi);
+}
+template <int kOp, int N> SY_INLINE unsigned sy_pair_reduce(unsigned a, const sy_vec<unsigned short, N>& x) {
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) {
+    const unsigned w = reinterpret_cast<const unsigned*>(x.v)[i];
+#if __CUDA_ARCH__ >= 800
+    if constexpr (kOp == 0) asm("max.NaN.bf16x2 %0, %0, %1;" : "+r"(a) : "r"(w));
+    else if constexpr (kOp == 1) asm("min.NaN.bf16x2 %0, %0, %1;" : "+r"(a) : "r"(w));
+    else if constexpr (kOp == 2) asm("max.NaN.f16x2 %0, %0, %1;" : "+r"(a) : "r"(w));
+    else asm("min.NaN.f16x2 %0, %0, %1;" : "+r"(a) : "r"(w));
+#else
+    // Lane by lane in f32 (the generator asks for this from sm_80 only);
+    // the results are 16-bit values, so rounding them back is exact.
+    unsigned r[2];
+    for (int h = 0; h < 2; ++h) {
+      const float u = sy_pair_lane<kOp>(a, h), v = sy_pair_lane<kOp>(w, h);
+      const float m = kOp % 2 == 0 ? sy_maxf(u, v) : sy_minf(u, v);
+      r[h] = kOp < 2 ? sy_f2b(m) : sy_f2h(m);
+    }
+    a = r[0] | (r[1] << 16);
+#endif
+  }
+  return a;
+}
 SY_INLINE double sy_maxd(double a, double b) { return a != a ? a : (b != b ? b : (a > b ? a : b)); }
 SY_INLINE double sy_mind(double a, double b) { return a != a ? a : (b != b ? b : (a < b ? a : b)); }
 SY_INLINE float sy_sigmoidf(float x) { float e = expf(-fabsf(x)); float s = 1.f / (1.f + e); return x >= 0.f ? s : e * s; }

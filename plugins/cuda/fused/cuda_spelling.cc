@@ -114,6 +114,12 @@ std::string Literal(double imm, bool wide) {
 // holds exp(0) = 1, cannot see them; the output's exps keep them (bf16
 // reaches 2^-133). Another 11 % fewer instructions; 0.89 → 0.93 at 4096,
 // 0.82 → 0.87 at 16384, 0.79 → 0.84 at 65536.
+// Codegen 15 cut 14 % more at bf16 262144 (the vector entry's SASS), the
+// same values again: a 16-bit row max compares words two elements at a
+// time (Note [Packed 16-bit max] in cuda_codegen.cc), results round two to
+// an instruction at the store (Note [Paired 16-bit stores]), and
+// softmax's division by its sum, which is at least 1, drops the scaling
+// (sy_div16_by_sum). 0.94 → 0.96 at 16384; the long rows did not move.
 // The expression of `op` with a 16-bit result `dtype`, or "" when the
 // accurate one stands.
 std::string Sixteen(sy_dtype_t dtype, int32_t op, const std::string& a, const std::string& b) {
