@@ -134,7 +134,7 @@ TEST_F(CudaCodegen, ContiguousOperandsWalkFlatWithAScalarTail) {
                             "LL + threadIdx.x;"), std::string::npos);
     EXPECT_NE(g.source.find("out0[t] = "), std::string::npos);
     // bf16 results are rounded in pairs at the store (Note [Paired 16-bit stores]).
-    const std::string store = d == SY_DTYPE_BF16 ? "sy_store_bf16(" : "sy_store(";
+    const std::string store = d == SY_DTYPE_BF16 ? "sy_store_pairs<true>(" : "sy_store(";
     EXPECT_NE(g.source.find(store + "out0 + oout0 + i, y0);"), std::string::npos) << g.source;
     EXPECT_NE(g.source.find("sy_store(out1 + oout1 + i, y1);"), std::string::npos) << g.source;
   }
@@ -229,7 +229,7 @@ TEST_F(CudaCodegen, RowsOfTheSweepAreReadOnceInSixteenByteVectors) {
         // (sy_store), never as the vector assigned through a pointer: NVCC
         // split that into one 2-byte store per bf16 element after the
         // division's branch (seen in the PTX).
-        EXPECT_NE(src.find(std::string(bf16 ? "sy_store_bf16(" : "sy_store(") +
+        EXPECT_NE(src.find(std::string(bf16 ? "sy_store_pairs<true>(" : "sy_store(") +
                            "out0 + oout0, y0);"), std::string::npos) << what;
         EXPECT_EQ(src.find("= y0;"), std::string::npos) << what;
         EXPECT_NE(src.find("asm volatile(\"st.global.v4.b32 [%0], {%1, %2, %3, %4};\""),
@@ -778,7 +778,7 @@ TEST_F(CudaCodegen, SixteenBitMaxAndMinCompareWordsAndStoresRoundInPairs) {
       // The scalar entry accumulates element by element.
       EXPECT_EQ(Count(g.source, std::string("a2 = ") + (max ? "sy_maxf" : "sy_minf") + "(a2, v"),
                 1) << what;
-      const std::string store = c.d == SY_DTYPE_BF16 ? "sy_store_bf16(" : "sy_store_f16(";
+      const std::string store = c.d == SY_DTYPE_BF16 ? "sy_store_pairs<true>(" : "sy_store_pairs<false>(";
       EXPECT_EQ(Count(g.source, store + "out0 + oout0, y0);"), 1) << what;
       EXPECT_EQ(Count(g.source, "sy_vec<float, 8> y0;"), 1) << what;
     }
@@ -791,7 +791,7 @@ TEST_F(CudaCodegen, SixteenBitMaxAndMinCompareWordsAndStoresRoundInPairs) {
   const GeneratedKernel f32 = Generate(
       RowOfOneReduction(SY_DTYPE_F32, 4096, SY_FUSED_REDUCE_MAX, SY_FUSED_SUB), "f32 max");
   EXPECT_EQ(Count(f32.source, "= sy_pair_reduce<"), 0) << f32.source;
-  EXPECT_EQ(Count(f32.source, "sy_store_bf16(out0"), 0) << f32.source;
+  EXPECT_EQ(Count(f32.source, "sy_store_pairs<true>(out0"), 0) << f32.source;
   EXPECT_EQ(Count(f32.source, "sy_store(out0 + oout0, y0);"), 1) << f32.source;
   const GeneratedKernel sum = Compile(
       RowOfOneReduction(SY_DTYPE_BF16, 4096, SY_FUSED_REDUCE_SUM, SY_FUSED_DIV), "bf16 sum");

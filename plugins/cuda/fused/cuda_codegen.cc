@@ -299,7 +299,7 @@ class Generator {
 
   // Note [Paired 16-bit stores]: a vector body gathers an f16 or bf16
   // output's v elements as f32 and rounds them two to an instruction at
-  // the store (sy_store_bf16 / sy_store_f16: cvt.rn.{bf16,f16}x2 from
+  // the store (sy_store_pairs: cvt.rn.{bf16,f16}x2 from
   // sm_80), where rounding each as it is computed took a conversion an
   // element and a permute a pair to pack them — the same values.
   bool PairsAtStore(int k) const {
@@ -315,8 +315,8 @@ class Generator {
   }
   void StoreOutputVector(Writer& w, int k, const std::string& address) const {
     const std::string store = !PairsAtStore(k)                          ? "sy_store("
-                              : k_.outputs[k].dtype == SY_DTYPE_BF16 ? "sy_store_bf16("
-                                                                      : "sy_store_f16(";
+                              : k_.outputs[k].dtype == SY_DTYPE_BF16 ? "sy_store_pairs<true>("
+                                                                      : "sy_store_pairs<false>(";
     w.Line(store + address + ", y" + std::to_string(k) + ");");
   }
 

@@ -74,30 +74,22 @@ SY_INLINE unsigned short sy_f2b(float f) {
 // Note [Paired 16-bit stores] (cuda_codegen.cc): a vector of f16 or bf16
 // results is rounded two elements to an instruction (cvt.rn.{f16,bf16}x2,
 // sm_80 on; the same rounding as one at a time) and stored as its words.
-SY_INLINE unsigned sy_f2b2(float lo, float hi) {
+// kBf16: bf16, else f16.
+template <bool kBf16> SY_INLINE unsigned sy_round_pair(float lo, float hi) {
 #if __CUDA_ARCH__ >= 800
-  unsigned w; asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
+  unsigned w;
+  if constexpr (kBf16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
 #else
-  return (unsigned)sy_f2b(lo) | ((unsigned)sy_f2b(hi) << 16);
+  if constexpr (kBf16) return (unsigned)sy_f2b(lo) | ((unsigned)sy_f2b(hi) << 16);
+  else return (unsigned)sy_f2h(lo) | ((unsigned)sy_f2h(hi) << 16);
 #endif
 }
-SY_INLINE unsigned sy_f2h2(float lo, float hi) {
-#if __CUDA_ARCH__ >= 800
-  unsigned w; asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo)); return w;
-#else
-  return (unsigned)sy_f2h(lo) | ((unsigned)sy_f2h(hi) << 16);
-#endif
-}
-template <int N> SY_INLINE void sy_store_bf16(unsigned short* p, const sy_vec<float, N>& y) {
+template <bool kBf16, int N> SY_INLINE void sy_store_pairs(unsigned short* p, const sy_vec<float, N>& y) {
   sy_vec<unsigned, N / 2> w;
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) w.v[i] = sy_f2b2(y.v[2 * i], y.v[2 * i + 1]);
-  sy_store(reinterpret_cast<unsigned*>(p), w);
-}
-template <int N> SY_INLINE void sy_store_f16(unsigned short* p, const sy_vec<float, N>& y) {
-  sy_vec<unsigned, N / 2> w;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) w.v[i] = sy_f2h2(y.v[2 * i], y.v[2 * i + 1]);
+  for (int i = 0; i < N / 2; ++i) w.v[i] = sy_round_pair<kBf16>(y.v[2 * i], y.v[2 * i + 1]);
   sy_store(reinterpret_cast<unsigned*>(p), w);
 }
 SY_INLINE float sy_rh(float f) { return sy_h2f(sy_f2h(f)); }
