@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "fused/bound_for_16.h"
 #include "fused/cuda_codegen.h"
 #include "fused/nvrtc_compiler.h"
 #include "fused/online_softmax.h"
@@ -624,6 +625,67 @@ TEST(OnlineSoftmax, PairsOnlyWhereTheSumStageIsThatSumAlone) {
   EXPECT_EQ(FindOnlinePairs(SoftmaxVariant(3).Abi()).size(), 0u) << "exp(max - x)";
   EXPECT_EQ(FindOnlinePairs(Softmax(SY_DTYPE_F64, 4, 4096).Abi()).size(), 0u) << "f64";
   EXPECT_EQ(FindOnlinePairs(RmsNorm(SY_DTYPE_F32, {4, 4096}, 1).Abi()).size(), 0u) << "rms_norm";
+}
+
+// Note [f32 values bound for 16 bits]: softmax of bf16 computing in f32
+// (the decomposition's form) takes the 16-bit spelling for its exps and
+// division; an f32 result, a difference or an f32 output of the sum keeps
+// the accurate functions.
+TEST(BoundFor16Bits, ExpsAndDivisionsThatOnlyReach16BitResults) {
+  auto bound_ops = [](const Ir& ir) {
+    const sy_fused_kernel_t k = ir.Abi();
+    const std::vector<bool> bound = BoundFor16Bits(k);
+    std::vector<std::pair<int, int>> ops;  // (op, stage) of each bound value
+    for (int i = 0; i < k.num_instrs; ++i) {
+      if (bound[i]) ops.push_back({k.instrs[i].op, k.instrs[i].stage});
+    }
+    return ops;
+  };
+  using Ops = std::vector<std::pair<int, int>>;
+  // The sum's exp, the sum, the output's exp and the division.
+  EXPECT_EQ(bound_ops(Softmax(SY_DTYPE_BF16, 4, 4096)),
+            (Ops{{SY_FUSED_EXP, 1}, {SY_FUSED_REDUCE_SUM, 1}, {SY_FUSED_EXP, 2}, {SY_FUSED_DIV, 2}}));
+  EXPECT_EQ(bound_ops(Softmax(SY_DTYPE_F16, 4, 4096)).size(), 4u);
+  EXPECT_TRUE(bound_ops(Softmax(SY_DTYPE_F32, 4, 4096)).empty()) << "f32 results";
+  // Stored in bf16 as computed (the lowered graph): nothing is f32.
+  EXPECT_TRUE(bound_ops(Softmax(SY_DTYPE_BF16, 4, 4096, true)).empty());
+  // The sum also an f32 output: its exps are not bound, the output's are.
+  Ir with_sum = Softmax(SY_DTYPE_BF16, 4, 4096);
+  with_sum.Output(SY_DTYPE_F32, {1, 0});
+  int sum = -1;
+  for (size_t i = 0; i < with_sum.instrs.size(); ++i) {
+    if (with_sum.instrs[i].op == SY_FUSED_REDUCE_SUM) sum = static_cast<int>(i);
+  }
+  ASSERT_GE(sum, 0);
+  with_sum.Add(SY_FUSED_STORE, SY_DTYPE_F32, sum, -1, -1, 1, 1, 1);
+  EXPECT_EQ(bound_ops(with_sum), (Ops{{SY_FUSED_EXP, 2}, {SY_FUSED_DIV, 2}}));
+  // exp(x) − 1 and exp(x) > 1 in bf16: a difference and a compare.
+  for (int32_t op : {SY_FUSED_SUB, SY_FUSED_GT}) {
+    Ir b;
+    b.shape = {64};
+    b.Input(SY_DTYPE_BF16, {1});
+    b.Output(SY_DTYPE_BF16, {1});
+    const int x = b.Add(SY_FUSED_CAST, SY_DTYPE_F32, b.Add(SY_FUSED_LOAD, SY_DTYPE_BF16));
+    const int one = b.Add(SY_FUSED_CONST, SY_DTYPE_F32, -1, -1, -1, 0, 0, 0, 1.0);
+    const int y = b.Add(op, op == SY_FUSED_GT ? SY_DTYPE_BOOL : SY_DTYPE_F32,
+                        b.Add(SY_FUSED_EXP, SY_DTYPE_F32, x), one);
+    b.Add(SY_FUSED_STORE, SY_DTYPE_BF16, b.Add(SY_FUSED_CAST, SY_DTYPE_BF16, y));
+    // The difference itself is bound (it is only cast to bf16); the exp is not.
+    EXPECT_EQ(bound_ops(b), (op == SY_FUSED_SUB ? Ops{{SY_FUSED_SUB, 0}} : Ops{})) << op;
+  }
+}
+
+// The spelling that follows (Note [f32 values bound for 16 bits]): bf16
+// softmax computing in f32 at a cluster row, and f32's accurate one.
+TEST_F(CudaCodegen, F32SoftmaxBoundFor16BitsTakesTheSixteenBitSpelling) {
+  const GeneratedKernel bf16 = Compile(Softmax(SY_DTYPE_BF16, 64, 65536), "bf16 via f32");
+  EXPECT_EQ(Count(bf16.source, "= sy_exp16_ftz(v"), 2) << bf16.source;
+  EXPECT_EQ(Count(bf16.source, "= __expf(v"), 2) << bf16.source;
+  EXPECT_EQ(Count(bf16.source, "= sy_div16_by_sum(v"), 2) << bf16.source;
+  EXPECT_EQ(Count(bf16.source, "= expf(v"), 0) << bf16.source;
+  const GeneratedKernel f32 = Generate(Softmax(SY_DTYPE_F32, 64, 65536), "f32");
+  EXPECT_EQ(Count(f32.source, "= expf(v"), 4) << f32.source;
+  EXPECT_EQ(Count(f32.source, "= sy_div16"), 0) << f32.source;
 }
 
 // bf16 rounds with one instruction from sm_80 on (most of a bf16 kernel's

@@ -375,11 +375,11 @@ TEST(CudaFusionHooks, HangOnTheCudaDeviceTable) {
     EXPECT_EQ(cuda->compiler, "nvrtc (absent)");
   } else {
     EXPECT_EQ(cuda->compiler.rfind("nvrtc ", 0), 0u) << cuda->compiler;
-    EXPECT_NE(cuda->compiler.find(" codegen 15"), std::string::npos) << cuda->compiler;
+    EXPECT_NE(cuda->compiler.find(" codegen 16"), std::string::npos) << cuda->compiler;
     // Kernels shaped by SWITCHYARD_CUDA_FUSED_ROWS have disk-cache keys of
     // their own (cuda_fusion_test.row_shapes).
     const char* rows = std::getenv("SWITCHYARD_CUDA_FUSED_ROWS");
-    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 15";
+    const std::string suffix = rows != nullptr ? std::string(" rows ") + rows : "codegen 16";
     EXPECT_EQ(cuda->compiler.substr(cuda->compiler.size() - suffix.size()), suffix)
         << cuda->compiler;
   }

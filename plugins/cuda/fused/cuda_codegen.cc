@@ -7,6 +7,7 @@
 #include <cstring>
 #include <utility>
 
+#include "fused/bound_for_16.h"
 #include "fused/cuda_prelude.h"
 #include "fused/cuda_spelling.h"
 #include "fused/online_softmax.h"
@@ -48,6 +49,7 @@ class Generator {
     entry_ = EntryName(k_.name);
     PlanVector();
     if (k_.reduce_ndim > 0) sum_pairs_ = FindOnlinePairs(k_);
+    bound16_ = BoundFor16Bits(k_);
     std::string body = k_.reduce_ndim > 0 ? RowKernels(out) : LoopKernels(out);
     out->source = std::string(kPreamble) + body;
     return true;
@@ -139,7 +141,7 @@ class Generator {
                                                                    : "sy_div16_by(") +
                                                arg(in.a) + ", q" + std::to_string(i) + ")"
                         : SumsOfExps(i) ? "sy_exp16_ftz(" + arg(in.a) + ")"
-                                         : Sixteen(in.dtype, in.op, arg(in.a), arg(in.b));
+                                         : Sixteen(SpelledAs(i), in.op, arg(in.a), arg(in.b));
         if (e.empty()) {
           e = ::sy::plugin::fused::OpExpr(in.op, w_op, kCuda, arg(in.a), arg(in.b), arg(in.c));
         }
@@ -760,12 +762,20 @@ class Generator {
   // [16-bit results]), and each element multiplies.
   bool DividesByRow(int i) const {
     const sy_fused_instr_t& in = k_.instrs[i];
+    const sy_dtype_t d = SpelledAs(i);
     if (k_.reduce_ndim < 1 || in.op != SY_FUSED_DIV || in.row_level != 0 || in.b < 0 ||
-        (in.dtype != SY_DTYPE_F16 && in.dtype != SY_DTYPE_BF16)) {
+        (d != SY_DTYPE_F16 && d != SY_DTYPE_BF16)) {
       return false;
     }
     const sy_fused_instr_t& b = k_.instrs[in.b];
     return b.row_level == 1 || IsReduce(b.op);
+  }
+
+  // The dtype instruction i's result is spelled for: its own, or bf16 for
+  // an f32 value bound for 16 bits (Note [f32 values bound for 16 bits] in
+  // bound_for_16.h), which takes the 16-bit results' functions.
+  sy_dtype_t SpelledAs(int i) const {
+    return bound16_[i] ? SY_DTYPE_BF16 : k_.instrs[i].dtype;
   }
 
   // Note [Packed 16-bit max]: a row's max (or min) over an f16 or bf16
@@ -831,9 +841,8 @@ class Generator {
   // (n · 2^-126 ≪ 2^-24). The output stage's exps keep subnormals.
   bool SumsOfExps(int i) const {
     const sy_fused_instr_t& in = k_.instrs[i];
-    if (in.op != SY_FUSED_EXP || (in.dtype != SY_DTYPE_F16 && in.dtype != SY_DTYPE_BF16)) {
-      return false;
-    }
+    const sy_dtype_t d = SpelledAs(i);
+    if (in.op != SY_FUSED_EXP || (d != SY_DTYPE_F16 && d != SY_DTYPE_BF16)) return false;
     for (const OnlinePair& p : sum_pairs_) {
       if (k_.instrs[p.sum].a == i) return true;
     }
@@ -1051,6 +1060,7 @@ class Generator {
   int64_t numel_ = 1, rows_ = 1, row_length_ = 1;
   std::vector<OperandPlan> operands_;
   std::vector<OnlinePair> sum_pairs_;  // of a row kernel (SumsOfExps), in either form
+  std::vector<bool> bound16_;          // per instruction (SpelledAs)
   ClusterReductions cluster_;  // of the row kernel being written
   std::vector<OnlinePair> row_pairs_;  // its online pairs (RowPairs)
   int cluster_reduces_ = 0;     // written so far in it (ClusterReduce's `first`)

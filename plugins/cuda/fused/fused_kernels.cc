@@ -221,7 +221,7 @@ const char* CompilerName() {
     const RowEnv& rows = RowOptions();
     const std::string shaped = rows.text.empty() ? "" : StrCat(" rows ", rows.text);
     return nvrtc == nullptr ? std::string("nvrtc (absent)")
-                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 15",
+                            : StrCat("nvrtc ", nvrtc->major, ".", nvrtc->minor, " codegen 16",
                                      shaped);
   }();
   return name.c_str();
