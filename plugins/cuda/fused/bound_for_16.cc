@@ -2,6 +2,7 @@
 // bound for 16 bits] in bound_for_16.h).
 #include "fused/bound_for_16.h"
 
+#include "fused/cuda_spelling.h"
 #include "switchyard/plugin/fused_ir.hpp"
 
 namespace sy::cuda::fusion {
@@ -9,17 +10,15 @@ namespace {
 
 using ::sy::plugin::fused::Arity;
 
-bool Sixteen(sy_dtype_t d) { return d == SY_DTYPE_F16 || d == SY_DTYPE_BF16; }
-
 // Whether instruction u's use of value i keeps i bound for 16 bits, given
 // the verdicts of the instructions after i (bound[u] for u > i).
 bool KeepsBound(const sy_fused_kernel_t& k, const std::vector<bool>& bound, int i, int u) {
   const sy_fused_instr_t& use = k.instrs[u];
   switch (use.op) {
     case SY_FUSED_CAST:
-      return Sixteen(use.dtype);
+      return IsSixteenBit(use.dtype);
     case SY_FUSED_STORE:
-      return use.index >= 0 && use.index < k.num_outputs && Sixteen(k.outputs[use.index].dtype);
+      return use.index >= 0 && use.index < k.num_outputs && IsSixteenBit(k.outputs[use.index].dtype);
     case SY_FUSED_MUL:
     case SY_FUSED_DIV:
       return use.dtype == SY_DTYPE_F32 && bound[u];

@@ -304,10 +304,7 @@ class Generator {
   // the store (sy_store_pairs: cvt.rn.{bf16,f16}x2 from
   // sm_80), where rounding each as it is computed took a conversion an
   // element and a permute a pair to pack them — the same values.
-  bool PairsAtStore(int k) const {
-    const sy_dtype_t d = k_.outputs[k].dtype;
-    return d == SY_DTYPE_F16 || d == SY_DTYPE_BF16;
-  }
+  bool PairsAtStore(int k) const { return IsSixteenBit(k_.outputs[k].dtype); }
   void DeclareOutputVector(Writer& w, int k, int v) const {
     const std::string t = PairsAtStore(k) ? "float" : StorageOf(k_.outputs[k].dtype).ctype;
     w.Line("sy_vec<" + t + ", " + std::to_string(v) + "> y" + std::to_string(k) + ";");
@@ -764,7 +761,7 @@ class Generator {
     const sy_fused_instr_t& in = k_.instrs[i];
     const sy_dtype_t d = SpelledAs(i);
     if (k_.reduce_ndim < 1 || in.op != SY_FUSED_DIV || in.row_level != 0 || in.b < 0 ||
-        (d != SY_DTYPE_F16 && d != SY_DTYPE_BF16)) {
+        !IsSixteenBit(d)) {
       return false;
     }
     const sy_fused_instr_t& b = k_.instrs[in.b];
@@ -802,8 +799,7 @@ class Generator {
     if (j < 0 || k_.instrs[j].op != SY_FUSED_LOAD || k_.instrs[j].row_level != 0) return -1;
     const int k = k_.instrs[j].index;
     const OperandPlan& p = operands_[k];
-    const bool sixteen = p.dtype == SY_DTYPE_F16 || p.dtype == SY_DTYPE_BF16;
-    return sixteen && p.unit_inner && !p.all_zero ? k : -1;
+    return IsSixteenBit(p.dtype) && p.unit_inner && !p.all_zero ? k : -1;
   }
   // sy_pair_reduce's kOp for reduction i over input k, and its identity
   // word (two -inf for a max, two +inf for a min).
@@ -842,7 +838,7 @@ class Generator {
   bool SumsOfExps(int i) const {
     const sy_fused_instr_t& in = k_.instrs[i];
     const sy_dtype_t d = SpelledAs(i);
-    if (in.op != SY_FUSED_EXP || (d != SY_DTYPE_F16 && d != SY_DTYPE_BF16)) return false;
+    if (in.op != SY_FUSED_EXP || !IsSixteenBit(d)) return false;
     for (const OnlinePair& p : sum_pairs_) {
       if (k_.instrs[p.sum].a == i) return true;
     }

@@ -126,8 +126,10 @@ std::string Literal(double imm, bool wide) {
 // over vocabulary rows to 0.87-0.91.
 // The expression of `op` with a 16-bit result `dtype`, or "" when the
 // accurate one stands.
+bool IsSixteenBit(sy_dtype_t d) { return d == SY_DTYPE_F16 || d == SY_DTYPE_BF16; }
+
 std::string Sixteen(sy_dtype_t dtype, int32_t op, const std::string& a, const std::string& b) {
-  if (dtype != SY_DTYPE_F16 && dtype != SY_DTYPE_BF16) return "";
+  if (!IsSixteenBit(dtype)) return "";
   switch (op) {
     case SY_FUSED_EXP: return "__expf(" + a + ")";
     case SY_FUSED_TANH: return "sy_tanh16(" + a + ")";

@@ -44,6 +44,9 @@ std::string Literal(double imm, bool wide);
 // results] in cuda_spelling.cc), or "" when the accurate one stands.
 std::string Sixteen(sy_dtype_t dtype, int32_t op, const std::string& a, const std::string& b);
 
+// Whether d is f16 or bf16.
+bool IsSixteenBit(sy_dtype_t d);
+
 // CUDA's spelling of the ops the SDK writes as calls (fused_codegen.hpp).
 const char* CudaFunction(int32_t op, bool w);
 
