@@ -629,7 +629,7 @@ class Generator {
         if (!IsReduce(in.op)) continue;
         w.Line(std::string(ValueType(in.dtype)) + " a" + std::to_string(i) + " = " +
                ReduceInit(in) + ";");
-        const int paired = InOnlinePair(i) ? -1 : PairReduced(i, v);
+        const int paired = PairReduced(i, v);
         if (paired >= 0) {
           w.Line("unsigned p" + std::to_string(i) + " = " + PairIdentity(i, paired) + ";");
         }
@@ -659,7 +659,7 @@ class Generator {
       ElementLoop(w, elem_steps, threads_per_row, v, iters, cache, keep, slot);
       if (closing >= 0) w.Close();
       for (int i : elem_steps) {
-        const int paired = IsReduce(k_.instrs[i].op) && !InOnlinePair(i) ? PairReduced(i, v) : -1;
+        const int paired = PairReduced(i, v);
         if (paired < 0) continue;
         const std::string a = "a" + std::to_string(i);
         w.Line(a + " = " + (k_.instrs[i].op == SY_FUSED_REDUCE_MAX ? "sy_maxf(" : "sy_minf(") +
@@ -783,11 +783,12 @@ class Generator {
   // softmax that is two instructions an element of the max's stage (a
   // conversion and a compare) become half of one. The input k it reduces
   // (the reduction's operand is k's LOAD, through casts to f32 or to k's
-  // own dtype), or -1.
+  // own dtype), or -1 — also for an online pair's max, which reduces as a
+  // pair (Note [Online softmax]).
   int PairReduced(int i, int v) const {
     const sy_fused_instr_t& in = k_.instrs[i];
     if (o_.arch < 80 || v < 2 || k_.reduce_ndim != 1 || Wide(in.dtype) ||
-        (in.op != SY_FUSED_REDUCE_MAX && in.op != SY_FUSED_REDUCE_MIN)) {
+        (in.op != SY_FUSED_REDUCE_MAX && in.op != SY_FUSED_REDUCE_MIN) || InOnlinePair(i)) {
       return -1;
     }
     int j = in.a;
@@ -1011,7 +1012,7 @@ class Generator {
       if (stored[k] && vector) DeclareOutputVector(w, k, v);
     }
     for (int i : steps) {
-      const int k = IsReduce(k_.instrs[i].op) && !InOnlinePair(i) ? PairReduced(i, v) : -1;
+      const int k = PairReduced(i, v);
       if (k < 0) continue;
       const std::string p = "p" + std::to_string(i);
       w.Line(p + " = sy_pair_reduce<" + PairOp(i, k) + ">(" + p + ", x" + std::to_string(k) + ");");
@@ -1022,7 +1023,7 @@ class Generator {
     }
     for (int i : steps) {
       if (IsReduce(k_.instrs[i].op)) {
-        if (InOnlinePair(i) || PairReduced(i, v) < 0) Accumulate(w, i);
+        if (PairReduced(i, v) < 0) Accumulate(w, i);
         continue;
       }
       Instr(
